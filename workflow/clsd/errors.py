@@ -1,0 +1,27 @@
+"""Errors raised on bad user input: they name the file, row and field so a user can fix it at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """Bad input data or configuration, detected before any expensive work."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        row: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        where = []
+        if path is not None:
+            where.append(f"file {path}")
+        if row is not None:
+            where.append(f"row {row}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        self.path, self.row, self.field = path, row, field
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)

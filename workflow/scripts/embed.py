@@ -1,0 +1,31 @@
+"""Rule `embed`: encode each distinct text of a dataset view once with one model; Parquet keyed by text hash."""
+
+import json
+import logging
+import time
+from pathlib import Path
+
+from clsd import candidates, embed, logs
+from clsd.io import read_meta, read_table, write_table
+from clsd.report import package_versions
+
+logs.to_file(snakemake.log[0])
+spec = embed.ModelSpec(**snakemake.params.model)
+model = embed.load_model(spec, snakemake.params.device)
+prefix = embed.applied_prefix(spec, model.prompts)
+texts = candidates.distinct_texts(read_table(snakemake.input.texts))
+logging.info("encoding %d distinct texts with %s on %s (prefix %r)", len(texts), spec.load_from, model.device, prefix)
+start = time.perf_counter()
+vectors = embed.encode(model, spec, texts)
+seconds = time.perf_counter() - start
+logging.info("encoded in %.1f s (%.1f texts/s)", seconds, len(texts) / seconds)
+meta = {
+    "model": {**snakemake.params.model, "applied_prefix": prefix, "dimension": int(vectors.shape[1])},
+    "model_manifest": json.loads(Path(snakemake.input.model[0]).read_text()) if snakemake.input.model else None,
+    "device": str(model.device),
+    "n_texts": len(texts),
+    "encode_seconds": round(seconds, 3),
+    "texts": read_meta(snakemake.input.texts),
+    "packages": package_versions(),
+}
+write_table(embed.embedding_table(texts, prefix, vectors), snakemake.output[0], meta)

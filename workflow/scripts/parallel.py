@@ -1,0 +1,9 @@
+"""Rule `parallel`: the dataset's selected parallel pairs, with item ids and source checksums."""
+
+from clsd import datasets, logs
+from clsd.io import write_table
+
+logs.to_file(snakemake.log[0])
+spec = snakemake.params.spec
+frame, meta = datasets.build_parallel(spec, spec["languages"], snakemake.params.download_cache)
+write_table(frame, snakemake.output[0], {"dataset": snakemake.wildcards.dataset, "languages": spec["languages"], **meta})

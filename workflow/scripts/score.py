@@ -1,0 +1,18 @@
+"""Rule `score`: per-item cosines and strict Precision@1 outcomes for every direction of one view."""
+
+import logging
+
+from clsd import logs, score
+from clsd.io import read_meta, read_table, write_table
+
+logs.to_file(snakemake.log[0])
+embeddings_meta = read_meta(snakemake.input.embeddings)
+scores = score.score(
+    read_table(snakemake.input.texts),
+    read_table(snakemake.input.embeddings),
+    embeddings_meta["model"]["applied_prefix"],
+    snakemake.params.directions,
+)
+for direction, p1 in score.summary(scores).items():
+    logging.info("%s P@1 = %.2f", direction, p1)
+write_table(scores, snakemake.output[0], {"model": embeddings_meta["model"], "view": snakemake.wildcards.view})
