@@ -1,6 +1,13 @@
 # clsd: Cross-Lingual Semantic Discrimination benchmarks (arXiv 2502.08638).
 # Thin entry point: configuration, validation, the rule files and the final targets.
+import sys
+from pathlib import Path
+
 from snakemake.utils import min_version
+
+# The clsd package lives in workflow/clsd: importable here without installation; rule scripts reach it
+# through the workflow/scripts/clsd link (Snakemake puts a script's folder on its sys.path).
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 import clsd.config
 
@@ -14,6 +21,16 @@ config.update(clsd.config.validate(config))
 
 
 include: "rules/common.smk"
+
+
+wildcard_constraints:
+    dataset=alternatives(config["datasets"]),
+    model=alternatives(config["models"]),
+    view=alternatives(config["views"]),
+    recipe=alternatives(RECIPES),
+    lang="[a-z]{2,3}",
+
+
 include: "rules/data.smk"
 include: "rules/embed.smk"
 include: "rules/score.smk"
@@ -21,6 +38,6 @@ include: "rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         final_targets(),
-    default_target: True

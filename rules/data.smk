@@ -4,11 +4,13 @@
 rule parallel:
     output:
         "results/data/{dataset}/parallel.parquet",
+    log:
+        "results/logs/parallel/{dataset}.log",
+    conda:
+        "../envs/data.yaml"
     params:
         spec=dataset_spec,
         download_cache=config["download_cache"],
-    log:
-        "results/logs/parallel/{dataset}.log",
     script:
         "../workflow/scripts/parallel.py"
 
@@ -18,11 +20,13 @@ rule distractors:
         parallel="results/data/{dataset}/parallel.parquet",
     output:
         "results/distractors/{dataset}/{lang}.parquet",
+    log:
+        "results/logs/distractors/{dataset}/{lang}.log",
+    conda:
+        "../envs/data.yaml"
     params:
         spec=dataset_spec,
         download_cache=config["download_cache"],
-    log:
-        "results/logs/distractors/{dataset}/{lang}.log",
     script:
         "../workflow/scripts/distractors.py"
 
@@ -33,9 +37,11 @@ rule candidates:
         distractors=distractor_files,
     output:
         "results/candidates/{dataset}/direct.parquet",
-    params:
-        languages=dataset_languages,
     log:
         "results/logs/candidates/{dataset}.log",
+    conda:
+        "../envs/data.yaml"
+    params:
+        languages=dataset_languages,
     script:
         "../workflow/scripts/candidates.py"

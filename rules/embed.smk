@@ -4,11 +4,13 @@
 rule materialise_model:
     output:
         "results/models/{recipe}.json",
-    params:
-        store=MODEL_STORE,
     log:
         "results/logs/materialise_model/{recipe}.log",
     localrule: True
+    conda:
+        "../envs/data.yaml"
+    params:
+        store=MODEL_STORE,
     script:
         "../workflow/scripts/materialise_model.py"
 
@@ -19,17 +21,19 @@ rule embed:
         model=model_input,
     output:
         "results/embeddings/{model}/{dataset}/{view}.parquet",
-    params:
-        model=model_params,
-        device=config["device"],
     log:
         "results/logs/embed/{model}/{dataset}/{view}.log",
     benchmark:
         "results/benchmarks/embed/{model}/{dataset}/{view}.tsv"
+    conda:
+        "../envs/embed.yaml"
     threads: 2
     resources:
         mem_mb=config["resources"]["embed_mem_mb"],
         runtime=config["resources"]["embed_runtime"],
         gpu=config["resources"]["embed_gpu"],
+    params:
+        model=model_params,
+        device=config["device"],
     script:
         "../workflow/scripts/embed.py"

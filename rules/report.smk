@@ -7,10 +7,12 @@ rule mteb_json:
         scores=score_files,
     output:
         "results/mteb/{model}/{dataset}.json",
-    params:
-        views=config["views"],
     log:
         "results/logs/mteb_json/{model}/{dataset}.log",
+    conda:
+        "../envs/report.yaml"
+    params:
+        views=config["views"],
     script:
         "../workflow/scripts/mteb_json.py"
 
@@ -19,13 +21,19 @@ rule table2:
     input:
         scores=table2_inputs(),
     output:
-        md=report("results/tables/table2.md", caption="../report/table2.rst", category="Tables"),
+        md=report(
+            "results/tables/table2.md",
+            caption="../report/table2.rst",
+            category="Tables",
+        ),
         tex="results/tables/table2.tex",
         csv="results/tables/table2.csv",
+    log:
+        "results/logs/table2.log",
+    conda:
+        "../envs/report.yaml"
     params:
         entries=table2_entries(),
         directions=config["directions"],
-    log:
-        "results/logs/table2.log",
     script:
         "../workflow/scripts/table2.py"

@@ -7,9 +7,11 @@ rule score:
         embeddings="results/embeddings/{model}/{dataset}/{view}.parquet",
     output:
         "results/scores/{model}/{dataset}/{view}.parquet",
-    params:
-        directions=config["directions"],
     log:
         "results/logs/score/{model}/{dataset}/{view}.log",
+    conda:
+        "../envs/report.yaml"
+    params:
+        directions=config["directions"],
     script:
         "../workflow/scripts/score.py"

