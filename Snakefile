@@ -14,7 +14,11 @@ import clsd.config
 min_version("9.0")
 
 
-configfile: "config.yaml"
+# config.yaml is the embedded default; a --configfile given on the command line replaces it (Snakemake
+# would otherwise merge the two, mixing the default's datasets and models into e.g. config/paper.yaml).
+if not workflow.overwrite_configfiles:
+
+    configfile: "config.yaml"
 
 
 config.update(clsd.config.validate(config))
@@ -26,12 +30,13 @@ include: "rules/common.smk"
 wildcard_constraints:
     dataset=alternatives(config["datasets"]),
     model=alternatives(config["models"]),
-    view=alternatives(config["views"]),
+    view=alternatives(VIEWS),
     recipe=alternatives(RECIPES),
     lang="[a-z]{2,3}",
 
 
 include: "rules/data.smk"
+include: "rules/translate.smk"
 include: "rules/embed.smk"
 include: "rules/score.smk"
 include: "rules/report.smk"

@@ -1,11 +1,15 @@
 # Named helpers for input and params functions, built from the validated config.
 import re
 
-from clsd.config import model_folder, model_store
+from clsd.config import effective_views, model_folder, model_store, translation_model
 from clsd.embed import ModelSpec
 from clsd.model_store import RECIPES
+from clsd.translate import TranslatorSpec
 
 MODEL_STORE = model_store(config)
+VIEWS = effective_views(config)
+if "pivot" in config["views"] and "pivot" not in VIEWS:
+    logger.warning("pivot view skipped: pivot.backend is none")
 
 
 def alternatives(names):
@@ -49,7 +53,7 @@ def model_params(wildcards):
 def score_files(wildcards):
     return [
         f"results/scores/{wildcards.model}/{wildcards.dataset}/{view}.parquet"
-        for view in config["views"]
+        for view in VIEWS
     ]
 
 
@@ -62,7 +66,7 @@ def table2_entries():
             "dataset": dataset,
             "dataset_label": spec["label"],
         }
-        for view in config["views"]
+        for view in VIEWS
         for name, model in config["models"].items()
         for dataset, spec in config["datasets"].items()
     ]
@@ -71,7 +75,7 @@ def table2_entries():
 def table2_inputs():
     return [
         f"results/scores/{name}/{dataset}/{view}.parquet"
-        for view in config["views"]
+        for view in VIEWS
         for name in config["models"]
         for dataset in config["datasets"]
     ]
@@ -85,3 +89,27 @@ def final_targets():
         dataset=config["datasets"],
     )
     return tables + mteb
+
+
+def converted_model():
+    """The CTranslate2 conversion, when that backend is configured."""
+    return (
+        ["results/translators/ct2"]
+        if config["pivot"]["backend"] == "ctranslate2"
+        else []
+    )
+
+
+def translator_spec():
+    return TranslatorSpec.from_config(
+        config["pivot"], translation_model(config)
+    ).__dict__
+
+
+def pivot_csv(wildcards):
+    return config["datasets"][wildcards.dataset].get("pivot_csv")
+
+
+def translation_gpus():
+    """Published translations need no GPU; model backends request the configured number."""
+    return 0 if config["pivot"]["backend"] == "published" else config["pivot"]["gpu"]

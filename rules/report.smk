@@ -12,7 +12,7 @@ rule mteb_json:
     conda:
         "../envs/report.yaml"
     params:
-        views=config["views"],
+        views=VIEWS,
     script:
         "../workflow/scripts/mteb_json.py"
 

@@ -34,3 +34,11 @@ def minilm(minilm_folder: Path):
 
     spec = ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
     return load_model(spec, "cpu")
+
+
+@pytest.fixture(scope="session")
+def tiny_m2m(tmp_path_factory) -> Path:
+    """A tiny random M2M100 saved as a transformers folder (see tests/tiny_m2m.py)."""
+    from tiny_m2m import build_tiny_m2m
+
+    return build_tiny_m2m(tmp_path_factory.mktemp("tiny-m2m"))

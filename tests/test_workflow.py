@@ -16,7 +16,7 @@ from clsd import datasets
 from clsd.embed import text_key
 from clsd.io import read_meta
 
-from conftest import MODEL_STORE, ROOT
+from conftest import MODEL_STORE, PUBLISHED, ROOT, require_shared
 
 pytestmark = pytest.mark.workflow
 SAMPLE = ROOT / "resources/sample/clsd_sample.csv"
@@ -159,3 +159,84 @@ def test_bad_config_fails_at_parse_time_naming_the_key(tmp_path):
     assert result.returncode != 0
     assert "config key models.m.recipe: unknown recipe 'nope'" in result.stdout + result.stderr
     assert not (tmp_path / "results").exists()
+
+
+def pivot_config(folder: Path, pivot: dict, datasets_: dict | None = None) -> dict:
+    return {
+        "model_store": str(MODEL_STORE),
+        "download_cache": str(folder / "downloads"),
+        "views": ["direct", "pivot"],
+        "pivot": pivot,
+        "datasets": datasets_ or {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": str(SAMPLE)}}},
+        "models": {"minilm": MINILM},
+    }
+
+
+def test_pivot_branch_with_both_model_backends(tmp_path, tiny_m2m):
+    settings = {"source": "local", "path": str(tiny_m2m), "model": "tiny-m2m", "beam_size": 1, "max_new_tokens": 10,
+                "quantization": "float32"}
+    runs = {}
+    for backend in ("transformers", "ctranslate2"):
+        workdir = tmp_path / backend
+        workdir.mkdir()
+        write_config(workdir, pivot_config(workdir, {"backend": backend, **settings}))
+        snakemake(workdir)
+        runs[backend] = workdir
+    hf, ct2 = (pl.read_parquet(runs[b] / "results/candidates/sample/pivot.parquet") for b in ("transformers", "ctranslate2"))
+    assert hf.equals(ct2)  # float32 greedy decoding: identical translations
+    direct = pl.read_parquet(runs["transformers"] / "results/candidates/sample/direct.parquet")
+    assert hf.select("id", "lang", "slot").equals(direct.select("id", "lang", "slot"))
+    translations = pl.read_parquet(runs["transformers"] / "results/pivot/sample.parquet")
+    assert translations.height == direct.select("lang", "text").n_unique()
+    assert read_meta(runs["transformers"] / "results/pivot/sample.parquet")["translator"]["beam_size"] == 1
+    assert (runs["ctranslate2"] / "results/translators/ct2/model.bin").is_file()
+    table = pl.read_csv(runs["transformers"] / "results/tables/table2.csv")
+    assert table["view"].to_list() == ["direct", "pivot"]
+    record = json.loads((runs["transformers"] / "results/mteb/minilm/sample.json").read_text())
+    assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de", "pivot-de-fr", "pivot-fr-de"}
+    assert planned_jobs(runs["transformers"]) == []  # cached: a rerun translates nothing
+
+
+def test_published_pivot_backend(tmp_path):
+    require_shared()
+    data = {
+        "wmt19": {"label": "WMT19", "source": {"kind": "published_csv", "path": str(PUBLISHED / "CLSD_wmt2019_adversarial_dataset.head50.csv")},
+                  "pivot_csv": str(PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv")},
+    }
+    write_config(tmp_path, pivot_config(tmp_path, {"backend": "published"}, data))
+    jobs = {rule for rule, _ in planned_jobs(tmp_path)}
+    assert "convert_ct2" not in jobs and "translate" in jobs
+    snakemake(tmp_path)
+    english = datasets.read_published_csv(PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv", ["de", "fr"])
+    pivot = pl.read_parquet(tmp_path / "results/candidates/wmt19/pivot.parquet")
+    german_sources = pivot.filter((pl.col("lang") == "de") & (pl.col("slot") == 0)).sort("id")["text"]
+    assert german_sources.to_list() == english["German"].to_list()
+    table = pl.read_csv(tmp_path / "results/tables/table2.csv")
+    assert table["view"].to_list() == ["direct", "pivot"]
+    # the English-only control does much better once everything is in English
+    assert table.filter(pl.col("view") == "pivot")["Average"][0] > table.filter(pl.col("view") == "direct")["Average"][0]
+
+
+def test_no_pivot_backend_skips_the_pivot_view_cleanly(tmp_path):
+    write_config(tmp_path, pivot_config(tmp_path, {"backend": "none"}))
+    jobs = planned_jobs(tmp_path)
+    assert not [rule for rule, _ in jobs if rule in ("translate", "pivot_candidates", "convert_ct2")]
+    assert {w.get("view") for rule, w in jobs if rule == "embed"} == {"direct"}
+
+
+def test_missing_translation_model_fails_before_any_work(tmp_path):
+    write_config(tmp_path, pivot_config(tmp_path, {"backend": "transformers", "source": "local", "path": str(tmp_path / "none")}))
+    result = snakemake(tmp_path, check=False)
+    assert result.returncode != 0
+    assert "config key pivot.path" in result.stdout + result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_configfile_on_the_command_line_replaces_the_default(tmp_path):
+    write_config(tmp_path, {"datasets": {"default": {"label": "D", "source": {"kind": "published_csv", "path": str(SAMPLE)}}},
+                            "models": {"minilm": MINILM}})
+    other = {"datasets": {"other": {"label": "O", "source": {"kind": "published_csv", "path": str(SAMPLE)}}},
+             "models": {"minilm": MINILM}}
+    (tmp_path / "other.yaml").write_text(yaml.safe_dump(other, sort_keys=False), encoding="utf-8")
+    output = snakemake(tmp_path, "--dry-run", "--configfile", str(tmp_path / "other.yaml")).stdout
+    assert "dataset=other" in output and "dataset=default" not in output

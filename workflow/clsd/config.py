@@ -75,6 +75,53 @@ def check(config: dict[str, Any]) -> None:
             raise InputError(f"config key datasets.{name}.distractors.path: required for kind published_csv")
     for name, model in config["models"].items():
         check_model(name, model)
+    check_pivot(config)
+
+
+def check_pivot(config: dict[str, Any]) -> None:
+    """The pivot backend must be usable: published files named, translation model loadable."""
+    pivot = config["pivot"]
+    if pivot["backend"] == "published":
+        for name, dataset in config["datasets"].items():
+            if "pivot_csv" not in dataset:
+                raise InputError(f"config key datasets.{name}.pivot_csv: required when pivot.backend is published")
+    elif pivot["backend"] in ("transformers", "ctranslate2"):
+        key = "config key pivot"
+        if pivot["source"] == "local":
+            path = Path(os.path.expanduser(pivot.get("path", "")))
+            if not pivot.get("path") or not (path / "config.json").is_file():
+                raise InputError(f"{key}.path: {str(path)!r} is not a transformers model folder")
+        elif hub_offline():
+            require_cached(pivot["model"], None, f"{key}.model")
+
+
+def effective_views(config: dict[str, Any]) -> list[str]:
+    """The views that run: `pivot` is dropped when no pivot backend is configured."""
+    if config["pivot"]["backend"] == "none":
+        return [view for view in config["views"] if view != "pivot"]
+    return list(config["views"])
+
+
+def translation_model(config: dict[str, Any]) -> str:
+    """What the translation backends load: the local folder or the HF model id."""
+    pivot = config["pivot"]
+    return str(Path(os.path.expanduser(pivot["path"])).resolve()) if pivot["source"] == "local" else pivot["model"]
+
+
+def hub_offline() -> bool:
+    """True when the Hugging Face hub must not be contacted (HF_HUB_OFFLINE set)."""
+    return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
+
+
+def require_cached(repo_id: str, revision: str | None, key: str) -> None:
+    """Fail unless `repo_id` is in the local Hugging Face cache (used while offline)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    if not isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str):
+        raise InputError(
+            f"{key}: {repo_id!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
+            "use source: local with a path"
+        )
 
 
 def check_model(name: str, model: dict[str, Any]) -> None:
@@ -87,15 +134,8 @@ def check_model(name: str, model: dict[str, Any]) -> None:
         path = Path(os.path.expanduser(model.get("path", "")))
         if not model.get("path") or not (path / "modules.json").is_file() and not (path / "config.json").is_file():
             raise InputError(f"{key}.path: {str(path)!r} is not a sentence-transformers model folder")
-    elif model["source"] == "hub" and os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
-        from huggingface_hub import try_to_load_from_cache
-
-        cached = try_to_load_from_cache(model["name"], "config.json", revision=model.get("revision"))
-        if not isinstance(cached, str):
-            raise InputError(
-                f"{key}.name: {model['name']!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
-                "use source: local with a path, or source: pypi with a recipe"
-            )
+    elif model["source"] == "hub" and hub_offline():
+        require_cached(model["name"], model.get("revision"), f"{key}.name")
 
 
 def model_store(config: dict[str, Any]) -> Path:

@@ -1,0 +1,98 @@
+"""Pivot translation on a tiny random M2M100: both backends, token-level agreement, published files."""
+
+import polars as pl
+import pytest
+
+from clsd import datasets, translate
+from clsd.errors import InputError
+
+from conftest import PUBLISHED, require_shared
+
+GERMAN = ["Der Stadtrat hat den Bau genehmigt.", "Die Zentralbank hebt den Leitzins an.", "Kurz."]
+FRENCH = ["Le conseil municipal a approuvé la construction.", "La banque centrale relève son taux."]
+
+
+def spec(backend: str, model, **changes) -> translate.TranslatorSpec:
+    settings = dict(backend=backend, model=str(model), beam_size=1, batch_size=2, max_new_tokens=12, compute_type="float32")
+    return translate.TranslatorSpec(**{**settings, **changes})
+
+
+@pytest.fixture(scope="module")
+def converted(tiny_m2m, tmp_path_factory):
+    return translate.convert_to_ctranslate2(str(tiny_m2m), tmp_path_factory.mktemp("ct2") / "model", "float32")
+
+
+def test_length_sorted_batches_cover_every_index_once():
+    batches = translate.length_sorted_batches(["a", "ccc", "bb", "dddd", "e"], 2)
+    assert batches == [[3, 1], [2, 0], [4]]
+
+
+def test_both_backends_translate_german_and_french(tiny_m2m, converted):
+    hf = translate.TransformersTranslator(spec("transformers", tiny_m2m), "cpu")
+    ct2 = translate.CTranslate2Translator(spec("ctranslate2", tiny_m2m), "cpu", converted)
+    for texts, lang in ((GERMAN, "de"), (FRENCH, "fr")):
+        a, b = hf.translate(texts, lang), ct2.translate(texts, lang)
+        assert len(a) == len(b) == len(texts)
+        assert a == b  # float32 greedy: same decoding → same text, in the input order
+        assert all(text and not translate.LANGUAGE_TOKEN.search(text) for text in a)
+        assert hf.translate(texts, lang) == a  # deterministic
+
+
+def test_ctranslate2_greedy_equals_transformers_token_for_token(tiny_m2m, converted):
+    hf = translate.TransformersTranslator(spec("transformers", tiny_m2m), "cpu")
+    ct2 = translate.CTranslate2Translator(spec("ctranslate2", tiny_m2m), "cpu", converted)
+    tokenizer = hf.tokenizer
+    tokenizer.src_lang = "de"
+    encoded = tokenizer(GERMAN[:1], return_tensors="pt")
+    generated = hf.model.generate(**encoded, forced_bos_token_id=tokenizer.get_lang_id("en"), num_beams=1, do_sample=False, max_new_tokens=12)
+    hf_ids = generated[0].tolist()[1:]  # drop the decoder start token; keeps the forced __en__
+    source = tokenizer.convert_ids_to_tokens(tokenizer.encode(GERMAN[0]))
+    result = ct2.translator.translate_batch([source], target_prefix=[["__en__"]], beam_size=1, max_decoding_length=12)
+    ct2_ids = tokenizer.convert_tokens_to_ids(result[0].hypotheses[0])
+    assert ct2_ids[0] == tokenizer.get_lang_id("en")
+    assert [i for i in hf_ids if i != tokenizer.pad_token_id] == ct2_ids
+
+
+def test_translate_candidates_once_per_language_and_text(tiny_m2m):
+    candidates = pl.DataFrame(
+        {"id": [0, 0, 0, 1], "lang": ["de", "fr", "fr", "de"], "slot": [0, 0, 1, 0],
+         "text": [GERMAN[0], FRENCH[0], FRENCH[1], GERMAN[0]]}
+    )
+    calls = []
+
+    def fake(texts, lang):  # records what is asked; the real backends are tested above
+        calls.append((lang, list(texts)))
+        return [f"{lang}:{t}" for t in texts]
+
+    table = translate.translate_candidates(candidates, fake)
+    assert calls == [("de", [GERMAN[0]]), ("fr", [FRENCH[0], FRENCH[1]])]
+    assert table.columns == ["text_id", "lang", "text", "english"]
+    assert table["text_id"][0] == translate.text_id(GERMAN[0])
+    pivot = translate.pivot_candidates(candidates, table)
+    assert pivot["text"].to_list() == [f"de:{GERMAN[0]}", f"fr:{FRENCH[0]}", f"fr:{FRENCH[1]}", f"de:{GERMAN[0]}"]
+    assert pivot.select("id", "lang", "slot").equals(candidates.select("id", "lang", "slot"))
+
+
+def test_published_translations_map_cells_positionally():
+    require_shared()
+    languages = ["de", "fr"]
+    original = datasets.read_published_csv(PUBLISHED / "CLSD_wmt2019_adversarial_dataset.head50.csv", languages)
+    english = datasets.read_published_csv(PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv", languages)
+    from clsd import candidates as cand
+
+    parallel = datasets.parallel_from_published(original, languages)
+    source = datasets.Source.of(PUBLISHED / "CLSD_wmt2019_adversarial_dataset.head50.csv")
+    distractors = [datasets.distractors_from_published(original, lang, generator="g", source=source) for lang in languages]
+    table = cand.build(parallel, distractors, languages)
+    translations = translate.published_translations(table, english, languages, "mt.csv")
+    pivot = translate.pivot_candidates(table, translations)
+    row = lambda i, lang, slot: pivot.filter((pl.col("id") == i) & (pl.col("lang") == lang) & (pl.col("slot") == slot))["text"][0]  # noqa: E731
+    assert row(0, "de", 0) == english["German"][0]
+    assert row(3, "fr", 2) == english["fr_adv2"][3]
+    assert row(49, "de", 4) == english["de_adv4"][49]
+    with pytest.raises(InputError, match="no English for item 10"):
+        translate.published_translations(table, english.head(10), languages, "mt.csv")
+
+
+def test_clean_removes_language_tokens():
+    assert translate.clean("__en__ Hello  __fr__world") == "Hello world"

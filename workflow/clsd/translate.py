@@ -1,0 +1,196 @@
+"""English pivot: translate every distinct text of a dataset once, then rebuild the candidate table in English.
+
+Backends: `transformers` (the paper's M2M100, length-sorted batches, beam or greedy), `ctranslate2` (the
+same model converted by `ct2-transformers-converter`, the fast path) and `published` (the English files
+released with the CLSD sets). Every translation row is keyed by the sha256 of the source text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import polars as pl
+from tqdm import tqdm
+
+from clsd.datasets import PUBLISHED_LANG_COLUMNS, N_DISTRACTORS
+from clsd.embed import resolve_device
+from clsd.errors import InputError
+
+log = logging.getLogger(__name__)
+
+#: M2M100-style language tokens (`__en__`); none may survive into a translation.
+LANGUAGE_TOKEN = re.compile(r"__[a-z]{2,3}__")
+
+
+@dataclass(frozen=True)
+class TranslatorSpec:
+    """Decoding settings recorded with every translation."""
+
+    backend: str
+    model: str
+    target_lang: str = "en"
+    beam_size: int = 5
+    batch_size: int = 16
+    max_new_tokens: int = 256
+    compute_type: str = "int8"
+
+    @classmethod
+    def from_config(cls, pivot: dict[str, Any], model: str) -> "TranslatorSpec":
+        return cls(
+            backend=pivot["backend"],
+            model=model,
+            target_lang=pivot["language"],
+            beam_size=pivot["beam_size"],
+            batch_size=pivot["batch_size"],
+            max_new_tokens=pivot["max_new_tokens"],
+            compute_type=pivot["quantization"],
+        )
+
+
+def text_id(text: str) -> str:
+    """Key of a translation row: sha256 of the source text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def length_sorted_batches(texts: list[str], batch_size: int) -> list[list[int]]:
+    """Indices of `texts` in batches of similar length (longest first), so padding stays small."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def _run_batches(texts: list[str], batch_size: int, translate_batch: Callable[[list[str]], list[str]], desc: str) -> list[str]:
+    results: list[str | None] = [None] * len(texts)
+    for batch in tqdm(length_sorted_batches(texts, batch_size), desc=desc, unit="batch"):
+        for index, english in zip(batch, translate_batch([texts[i] for i in batch])):
+            results[index] = english
+    return [r if r is not None else "" for r in results]
+
+
+def clean(text: str) -> str:
+    """Drop any language token a model emitted and normalise spaces."""
+    return " ".join(LANGUAGE_TOKEN.sub(" ", text).split())
+
+
+class TransformersTranslator:
+    """Seq2seq translation with `transformers` (M2M100 and models with the same language-token API)."""
+
+    def __init__(self, spec: TranslatorSpec, device: str) -> None:
+        import torch
+        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+        self.spec = spec
+        self.device = resolve_device(device)
+        self.tokenizer = AutoTokenizer.from_pretrained(spec.model)
+        self.model = AutoModelForSeq2SeqLM.from_pretrained(spec.model).to(self.device).eval()
+        self.torch = torch
+
+    def translate(self, texts: list[str], src_lang: str) -> list[str]:
+        self.tokenizer.src_lang = src_lang
+        target = self.tokenizer.get_lang_id(self.spec.target_lang)
+
+        def batch(chunk: list[str]) -> list[str]:
+            encoded = self.tokenizer(chunk, return_tensors="pt", padding=True).to(self.device)
+            with self.torch.inference_mode():
+                generated = self.model.generate(
+                    **encoded,
+                    forced_bos_token_id=target,
+                    num_beams=self.spec.beam_size,
+                    do_sample=False,
+                    max_new_tokens=self.spec.max_new_tokens,
+                )
+            return [clean(t) for t in self.tokenizer.batch_decode(generated, skip_special_tokens=True)]
+
+        return _run_batches(texts, self.spec.batch_size, batch, f"{src_lang}→{self.spec.target_lang}")
+
+
+class CTranslate2Translator:
+    """The same model converted to CTranslate2; tokenisation by the original tokenizer."""
+
+    def __init__(self, spec: TranslatorSpec, device: str, converted: str | Path) -> None:
+        import ctranslate2
+        from transformers import AutoTokenizer
+
+        self.spec = spec
+        self.tokenizer = AutoTokenizer.from_pretrained(spec.model)
+        ct2_device = "cuda" if resolve_device(device) == "cuda" else "cpu"
+        self.translator = ctranslate2.Translator(str(converted), device=ct2_device, compute_type=spec.compute_type)
+
+    def translate(self, texts: list[str], src_lang: str) -> list[str]:
+        self.tokenizer.src_lang = src_lang
+        prefix = [self.tokenizer.convert_ids_to_tokens(self.tokenizer.get_lang_id(self.spec.target_lang))]
+
+        def batch(chunk: list[str]) -> list[str]:
+            sources = [self.tokenizer.convert_ids_to_tokens(self.tokenizer.encode(t)) for t in chunk]
+            results = self.translator.translate_batch(
+                sources,
+                target_prefix=[prefix] * len(chunk),
+                beam_size=self.spec.beam_size,
+                max_decoding_length=self.spec.max_new_tokens,
+            )
+            # CTranslate2 returns the target-language token first: drop it.
+            return [
+                clean(self.tokenizer.decode(self.tokenizer.convert_tokens_to_ids(r.hypotheses[0][1:]), skip_special_tokens=True))
+                for r in results
+            ]
+
+        return _run_batches(texts, self.spec.batch_size, batch, f"{src_lang}→{self.spec.target_lang}")
+
+
+def convert_to_ctranslate2(model: str, output_dir: str | Path, quantization: str) -> Path:
+    """Convert a transformers model (HF name or folder) with CTranslate2's converter."""
+    from ctranslate2.converters import TransformersConverter
+
+    return Path(TransformersConverter(model).convert(str(output_dir), quantization=quantization, force=True))
+
+
+def distinct_by_language(candidates: pl.DataFrame) -> pl.DataFrame:
+    """Each (lang, text) once, in first-seen order: a text is translated once per dataset."""
+    return candidates.select("lang", "text").unique(maintain_order=True)
+
+
+def translate_candidates(candidates: pl.DataFrame, translate: Callable[[list[str], str], list[str]]) -> pl.DataFrame:
+    """Translation table (text_id, lang, text, english) of every distinct text, one language at a time."""
+    distinct = distinct_by_language(candidates)
+    parts = []
+    for (lang,), group in distinct.group_by("lang", maintain_order=True):
+        texts = group["text"].to_list()
+        english = translate(texts, lang)
+        if len(english) != len(texts):
+            raise RuntimeError(f"{lang}: {len(texts)} texts but {len(english)} translations")
+        parts.append(pl.DataFrame({"lang": lang, "text": texts, "english": english}))
+    table = pl.concat(parts)
+    return table.select(pl.col("text").map_elements(text_id, return_dtype=pl.String).alias("text_id"), "lang", "text", "english")
+
+
+def published_translations(candidates: pl.DataFrame, published: pl.DataFrame, languages: list[str], path: str | Path) -> pl.DataFrame:
+    """Translation table from a published English-pivot CSV (same layout, every cell in English)."""
+    cells = []
+    for lang in languages:
+        columns = [PUBLISHED_LANG_COLUMNS[lang]] + [f"{lang}_adv{k}" for k in range(1, N_DISTRACTORS + 1)]
+        for slot, column in enumerate(columns):
+            cells.append(
+                published.select(pl.col("Index").alias("id"), pl.lit(lang).alias("lang"),
+                                 pl.lit(slot, dtype=pl.Int64).alias("slot"), pl.col(column).alias("english"))
+            )
+    english = pl.concat(cells)
+    joined = candidates.join(english, on=["id", "lang", "slot"], how="left")
+    missing = joined.filter(pl.col("english").is_null())
+    if missing.height:
+        first = missing.row(0, named=True)
+        raise InputError(f"no English for item {first['id']} ({first['lang']}, slot {first['slot']})", path=path)
+    table = joined.select("lang", "text", "english").unique(subset=["lang", "text"], keep="first", maintain_order=True)
+    return table.select(pl.col("text").map_elements(text_id, return_dtype=pl.String).alias("text_id"), "lang", "text", "english")
+
+
+def pivot_candidates(candidates: pl.DataFrame, translations: pl.DataFrame) -> pl.DataFrame:
+    """The candidate table with every text replaced by its English translation (same ids, langs, slots)."""
+    joined = candidates.join(translations.select("lang", "text", "english"), on=["lang", "text"], how="left")
+    missing = joined.filter(pl.col("english").is_null())
+    if missing.height:
+        raise InputError(f"no translation for {missing['text'][0]!r} ({missing['lang'][0]})")
+    return joined.select("id", "lang", "slot", pl.col("english").alias("text")).sort("id", "lang", "slot")

@@ -1,0 +1,13 @@
+"""Rule `pivot_candidates`: the candidate table of the pivot view (every text replaced by its translation)."""
+
+from clsd import logs, translate
+from clsd.io import read_meta, read_table, write_table
+
+logs.to_file(snakemake.log[0])
+table = translate.pivot_candidates(read_table(snakemake.input.texts), read_table(snakemake.input.translations))
+write_table(
+    table,
+    snakemake.output[0],
+    {"view": "pivot", "parallel": read_meta(snakemake.input.texts)["parallel"],
+     "translator": read_meta(snakemake.input.translations)["translator"]},
+)

@@ -1,0 +1,29 @@
+"""Rule `translate`: every distinct text of a dataset translated once into the pivot language."""
+
+import logging
+
+from clsd import datasets, logs, translate
+from clsd.io import read_meta, read_table, write_table
+from clsd.report import package_versions
+
+logs.to_file(snakemake.log[0])
+spec = translate.TranslatorSpec(**snakemake.params.spec)
+candidates = read_table(snakemake.input.texts)
+if spec.backend == "published":
+    path = datasets.fetch(snakemake.params.pivot_csv, snakemake.params.download_cache)
+    published = datasets.read_published_csv(path, snakemake.params.languages)
+    table = translate.published_translations(candidates, published, snakemake.params.languages, path)
+    provenance = {"source": datasets.Source.of(path).as_dict()}
+else:
+    if spec.backend == "ctranslate2":
+        translator = translate.CTranslate2Translator(spec, snakemake.params.device, snakemake.input.converted[0])
+    else:
+        translator = translate.TransformersTranslator(spec, snakemake.params.device)
+    table = translate.translate_candidates(candidates, translator.translate)
+    provenance = {}
+logging.info("%d distinct texts translated (%s, %s)", table.height, spec.backend, spec.model)
+write_table(
+    table,
+    snakemake.output[0],
+    {"translator": snakemake.params.spec, **provenance, "texts": read_meta(snakemake.input.texts), "packages": package_versions()},
+)
