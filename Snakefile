@@ -40,6 +40,7 @@ include: "rules/translate.smk"
 include: "rules/embed.smk"
 include: "rules/score.smk"
 include: "rules/report.smk"
+include: "rules/analysis.smk"
 
 
 rule all:

@@ -81,6 +81,47 @@ def table2_inputs():
     ]
 
 
+def model_label(wildcards):
+    return config["models"][wildcards.model].get("label", wildcards.model)
+
+
+def analysis_entries():
+    """(model label, dataset) of every score file of one view, in the order of analysis_scores()."""
+    return [
+        {"model": model.get("label", name), "dataset": dataset}
+        for name, model in config["models"].items()
+        for dataset in config["datasets"]
+    ]
+
+
+def analysis_scores(view):
+    return [
+        f"results/scores/{name}/{dataset}/{view}.parquet"
+        for name in config["models"]
+        for dataset in config["datasets"]
+    ]
+
+
+def analysis_targets():
+    """Tables and figures of the analysis stage (none when analysis.enabled is false)."""
+    if not config["analysis"]["enabled"]:
+        return []
+    tables = expand(
+        "results/tables/{name}.{ext}",
+        name=["table3", "correlations", "distractor_stats"],
+        ext=["md", "tex", "csv"],
+    )
+    tables += expand("results/tables/table5.{ext}", ext=["md", "tex"])
+    figures = expand(
+        "results/figures/{name}.{ext}",
+        name=["x_change", "m_change"],
+        ext=["pdf", "png"],
+    )
+    if "pivot" in VIEWS:
+        tables += expand("results/tables/pivot_failures.{ext}", ext=["md", "csv"])
+    return tables + figures
+
+
 def final_targets():
     tables = expand("results/tables/table2.{ext}", ext=["md", "tex", "csv"])
     mteb = expand(
@@ -88,7 +129,7 @@ def final_targets():
         model=config["models"],
         dataset=config["datasets"],
     )
-    return tables + mteb
+    return tables + mteb + analysis_targets()
 
 
 def converted_model():

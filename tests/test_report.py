@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from clsd import report
+from clsd import render, report
 
 
 def score_file(tmp_path, name, outcomes: dict[str, list[bool]]):
@@ -26,10 +26,10 @@ def test_table2_layout_and_average(tmp_path):
     a = table.row(0, named=True)
     assert (a["WMT19 DE→FR"], a["WMT19 FR→DE"], a["WMT21 DE→FR"], a["WMT21 FR→DE"]) == (75.0, 50.0, 100.0, 0.0)
     assert a["Average"] == pytest.approx(56.25)
-    markdown = report.to_markdown(table)
+    markdown = render.markdown(table)
     assert "| direct | A | 75.00 | 50.00 | 100.00 | 0.00 | 56.25 |" in markdown
     assert "| direct | B | 0.00 | 100.00 | 50.00 | 100.00 | 62.50 |" in markdown
-    latex = report.to_latex(table)
+    latex = render.latex(table)
     assert r"WMT19 DE$\rightarrow$FR" in latex and r"\toprule" in latex and latex.count(r"\\") == 3
 
 
@@ -39,7 +39,7 @@ def test_latex_separates_view_blocks_and_escapes():
         schema=["view", "model", "X DE→FR", "Average"],
         orient="row",
     )
-    latex = report.to_latex(table)
+    latex = render.latex(table)
     assert latex.count(r"\midrule") == 2
     assert r"m\_1" in latex
 

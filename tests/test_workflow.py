@@ -116,6 +116,30 @@ def test_outputs_of_the_whole_dag(workdir):
     assert "encoding 220 distinct texts" in (workdir / "results/logs/embed/minilm/sample/direct.log").read_text()
 
 
+def test_analysis_outputs(workdir):
+    table3 = pl.read_csv(workdir / "results/tables/table3.csv")
+    assert table3.columns == ["Language", "Levenshtein", "|D_bin|", "minilm"]
+    # |D_bin| counts every distractor of the language once per dataset (sample and raw hold the same 88)
+    assert table3.filter(pl.col("Language") == "French")["|D_bin|"].sum() == 2 * 88
+    failures = pl.read_parquet(workdir / "results/scores/minilm/sample/direct.parquet").filter(~pl.col("correct")).height
+    assert failures > 0
+    pairs = pl.read_parquet(workdir / "results/analysis/sample/single_word.parquet")
+    assert pairs.height > 0 and set(pairs["operation"]) <= {"swap", "addition"}
+    assert pairs["pos"].null_count() == 0 and {t.split("-")[0] for t in pairs["tagger"]} == {"spacy", "hanta"}
+    shifts = pl.read_parquet(workdir / "results/analysis/shifts/minilm.parquet")
+    assert shifts.height == 2 * pairs.height  # sample + raw, same pairs
+    assert read_meta(workdir / "results/analysis/shifts/minilm.parquet")["normaliser"]["N"] > 0
+    for name in ("x_change", "m_change"):
+        assert (workdir / f"results/figures/{name}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (workdir / f"results/figures/{name}.pdf").stat().st_size > 5000
+    correlations = pl.read_csv(workdir / "results/tables/correlations.csv")
+    assert correlations.filter(pl.col("Scope") == "all")["n"][0] == shifts.height
+    assert (workdir / "results/tables/table5.md").read_text().count("\n| sample") + (workdir / "results/tables/table5.md").read_text().count("\n| raw") == 10
+    stats = pl.read_csv(workdir / "results/tables/distractor_stats.csv")
+    assert stats["Dataset"].to_list() == ["sample", "sample", "raw", "raw", "all", "all"]
+    assert stats["distractors"].to_list() == [88, 88, 88, 88, 176, 176]
+
+
 def test_unchanged_rerun_plans_nothing(workdir):
     assert planned_jobs(workdir) == []
 
@@ -125,11 +149,13 @@ def test_adding_a_model_schedules_only_its_jobs(workdir, minilm_folder):
     config["models"]["minilm-query"] = {"name": "minilm with prefix", "source": "local", "path": str(minilm_folder), "prefix": "query: "}
     write_config(workdir, config)
     jobs = planned_jobs(workdir)
-    per_model = sorted((rule, w["model"], w["dataset"]) for rule, w in jobs if "model" in w)
+    per_model = sorted((rule, w["model"], w["dataset"]) for rule, w in jobs if "dataset" in w and "model" in w)
     assert per_model == [
         (rule, "minilm-query", dataset) for rule in ("embed", "mteb_json", "score") for dataset in ("raw", "sample")
     ]
-    assert sorted(rule for rule, w in jobs if "model" not in w) == ["all", "table2"]
+    assert [w for rule, w in jobs if rule == "shifts"] == [{"model": "minilm-query"}]
+    aggregations = sorted(rule for rule, w in jobs if "model" not in w)
+    assert aggregations == ["all", "correlations", "examples", "shift_figures", "table2", "table3"]
     snakemake(workdir)
     table = pl.read_csv(workdir / "results/tables/table2.csv")
     assert table["model"].to_list() == ["minilm", "minilm-query"]
@@ -215,6 +241,11 @@ def test_published_pivot_backend(tmp_path):
     assert table["view"].to_list() == ["direct", "pivot"]
     # the English-only control does much better once everything is in English
     assert table.filter(pl.col("view") == "pivot")["Average"][0] > table.filter(pl.col("view") == "direct")["Average"][0]
+    failures = pl.read_csv(tmp_path / "results/tables/pivot_failures.csv")
+    direct = pl.read_parquet(tmp_path / "results/scores/minilm/wmt19/direct.parquet")
+    pivot_scores = pl.read_parquet(tmp_path / "results/scores/minilm/wmt19/pivot.parquet")
+    expected = direct.join(pivot_scores, on=["id", "direction"]).filter(pl.col("correct") & ~pl.col("correct_right")).height
+    assert failures.height == expected
 
 
 def test_no_pivot_backend_skips_the_pivot_view_cleanly(tmp_path):

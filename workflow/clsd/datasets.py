@@ -20,6 +20,8 @@ from clsd.io import sha256_file
 
 log = logging.getLogger(__name__)
 
+#: English names of languages, as printed in tables.
+LANGUAGE_NAMES = {"fr": "French", "de": "German", "en": "English"}
 #: Column names of the published CLSD CSVs (PAPER.md), by ISO language code.
 PUBLISHED_LANG_COLUMNS = {"fr": "French", "de": "German"}
 #: Number of distractors per item and language in the published sets and the paper's prompt.

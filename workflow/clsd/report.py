@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from clsd import render
 from clsd.score import summary
 
 #: ISO 639-3 + script codes as MTEB writes them.
@@ -66,51 +67,9 @@ def table2(files: list[ScoreFile], directions: list[str]) -> pl.DataFrame:
     return pl.DataFrame(records, schema=schema, orient="row")
 
 
-def _cells(table: pl.DataFrame) -> list[list[str]]:
-    numeric = table.columns[2:]
-    return [
-        [row["view"], row["model"], *("–" if row[c] is None else f"{row[c]:.2f}" for c in numeric)]
-        for row in table.iter_rows(named=True)
-    ]
-
-
-def to_markdown(table: pl.DataFrame) -> str:
-    """GitHub Markdown: P@1 in percent, two decimals, ties counted as failures."""
-    header = ["View", "Model", *table.columns[2:]]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * (len(header) - 2)) + "|"]
-    lines += ["| " + " | ".join(cells) + " |" for cells in _cells(table)]
-    return "\n".join(lines) + "\n"
-
-
-def _tex_escape(text: str) -> str:
-    for char, escaped in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#")):
-        text = text.replace(char, escaped)
-    return text.replace("→", r"$\rightarrow$")
-
-
-def to_latex(table: pl.DataFrame) -> str:
-    """A booktabs tabular with a block per view, ready to paste into a paper."""
-    numeric = table.columns[2:]
-    lines = [
-        r"\begin{tabular}{ll" + "r" * len(numeric) + "}",
-        r"\toprule",
-        " & ".join(["View", "Model", *(_tex_escape(c) for c in numeric)]) + r" \\",
-        r"\midrule",
-    ]
-    previous = None
-    for cells in _cells(table):
-        if previous is not None and cells[0] != previous:
-            lines.append(r"\midrule")
-        previous = cells[0]
-        lines.append(" & ".join(_tex_escape(c) for c in cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
-
-
 def write_table2(table: pl.DataFrame, md: str | Path, tex: str | Path, csv: str | Path) -> None:
-    """Write Table 2 in all three formats (CSV keeps full precision)."""
-    Path(md).write_text(to_markdown(table), encoding="utf-8")
-    Path(tex).write_text(to_latex(table), encoding="utf-8")
+    """Write Table 2 in all three formats (P@1 in percent, two decimals; CSV keeps full precision)."""
+    render.write(table.rename({"view": "View", "model": "Model"}), md, tex, csv=None)
     table.write_csv(csv)
 
 

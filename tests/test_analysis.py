@@ -1,0 +1,175 @@
+"""Analysis building blocks on hand-made data: single-word changes, Table 3 bins, shifts, statistics."""
+
+import numpy as np
+import polars as pl
+import pytest
+
+from clsd import distractor_stats, shifts, swaps, table3
+from clsd.embed import embedding_table
+
+# ---- single-word pairs -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "distractor", "expected"),
+    [
+        ("Der Rat hat genehmigt.", "Der Rat hat abgelehnt.", ("swap", 3, "genehmigt.", "abgelehnt.")),
+        ("Der Rat hat genehmigt.", "Der Rat hat genehmigt!", ("swap", 3, "genehmigt.", "genehmigt!")),
+        ("a b c", "x b c", ("swap", 0, "a", "x")),
+        ("Er hat genehmigt.", "Er hat nicht genehmigt.", ("addition", 2, None, "nicht")),
+        ("a b", "a b c", ("addition", 2, None, "c")),
+        ("a b", "a a b", ("addition", 1, None, "a")),  # repeated word: first differing position
+        ("x y z", "w x y z", ("addition", 0, None, "w")),
+    ],
+)
+def test_single_word_changes(target, distractor, expected):
+    change = swaps.single_word_change(target, distractor)
+    assert (change.operation, change.position, change.original, change.new) == expected
+
+
+@pytest.mark.parametrize(
+    ("target", "distractor"),
+    [
+        ("Der Rat hat genehmigt.", "Der Rat hat genehmigt."),  # identical
+        ("a b c", "x y c"),  # two swaps
+        ("a b c", "a b"),  # deletion, not an addition
+        ("a b", "a b c d"),  # two additions
+        ("a b c", "a x c d"),  # swap plus addition
+        ("a  b", "a b"),  # whitespace differences are not a change
+    ],
+)
+def test_not_single_word(target, distractor):
+    assert swaps.single_word_change(target, distractor) is None
+
+
+def candidates(rows):
+    return pl.DataFrame(rows, schema=["id", "lang", "slot", "text"], orient="row")
+
+
+def test_find_pairs_reports_every_single_word_distractor():
+    table = candidates(
+        [(0, "de", 0, "Der Rat hat genehmigt."), (0, "de", 1, "Der Rat hat abgelehnt."), (0, "de", 2, "Die Stadt hat gebaut."),
+         (0, "fr", 0, "Le conseil a approuvé."), (0, "fr", 1, "Le conseil a approuvé."), (0, "fr", 2, "Le conseil n'a approuvé.")]
+    )
+    pairs = swaps.find_pairs(table)
+    assert pairs.select("id", "lang", "k", "operation", "new").rows() == [(0, "de", 1, "swap", "abgelehnt."), (0, "fr", 2, "swap", "n'a")]
+
+
+# ---- Table 3 -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "label"),
+    [(0.2999, "outside"), (0.3, "[0.3,0.6)"), (0.5999, "[0.3,0.6)"), (0.6, "[0.6,0.7)"), (0.8999, "[0.8,0.9)"),
+     (0.9, "[0.9,0.999)"), (0.9989, "[0.9,0.999)"), (0.999, "outside"), (1.0, "outside")],
+)
+def test_bins_are_right_open(value, label):
+    frame = pl.DataFrame({"s": [value]})
+    assert frame.select(table3.assign_bin(pl.col("s")))[0, 0] == label
+
+
+def test_similarity_is_levenshtein_ratio():
+    assert table3.similarity("abcd", "abcd") == 1.0
+    assert table3.similarity("abcd", "abce") == pytest.approx(0.75)  # InDel: 2 edits over 8 chars
+
+
+def test_successful_distractor_is_the_closest_one_of_failed_items():
+    scores = pl.DataFrame(
+        {"id": [0, 1, 2], "direction": ["de-fr"] * 3, "cos_true": [0.9, 0.5, 0.7], "cos_d1": [0.1, 0.6, 0.7],
+         "cos_d2": [0.2, 0.8, 0.1], "correct": [True, False, False]}
+    )
+    picks = table3.successful_distractors(scores)
+    assert picks.rows() == [(1, "de-fr", 2), (2, "de-fr", 1)]
+
+
+def test_table3_percentages_and_bin_sizes():
+    successful = pl.DataFrame({"model": ["A", "A", "A", "B"], "lang": ["fr"] * 4, "bin": ["[0.9,0.999)", "[0.9,0.999)", "[0.6,0.7)", "outside"]})
+    everything = pl.DataFrame({"lang": ["fr"] * 5, "bin": ["[0.9,0.999)", "[0.9,0.999)", "[0.6,0.7)", "[0.3,0.6)", "outside"]})
+    table = table3.table3(successful, everything, ["A", "B"], {"fr": "French"})
+    rows = {r["Levenshtein"]: r for r in table.iter_rows(named=True)}
+    assert rows["[0.9,0.999)"]["A"] == pytest.approx(200 / 3) and rows["[0.9,0.999)"]["|D_bin|"] == 2
+    assert rows["[0.6,0.7)"]["A"] == pytest.approx(100 / 3)
+    assert rows["outside"]["B"] == 100.0 and rows["[0.3,0.6)"]["|D_bin|"] == 1
+    assert table["Levenshtein"].to_list()[:5] == ["[0.9,0.999)", "[0.8,0.9)", "[0.7,0.8)", "[0.6,0.7)", "[0.3,0.6)"]
+
+
+# ---- shifts ---------------------------------------------------------------------------------------
+
+
+def test_derangement_is_seeded_and_has_no_fixed_point():
+    for n in (2, 3, 10, 101):
+        order = shifts.derangement(n, seed=7)
+        assert sorted(order) == list(range(n)) and all(order[i] != i for i in range(n))
+    assert shifts.derangement(50, 1).tolist() == shifts.derangement(50, 1).tolist()
+    assert shifts.derangement(50, 1).tolist() != shifts.derangement(50, 2).tolist()
+    with pytest.raises(ValueError):
+        shifts.derangement(1, 0)
+
+
+def test_shift_formulas_on_hand_made_vectors():
+    # de source S, fr target T and distractor d, as unit vectors with known cosines
+    s, t = np.array([1.0, 0.0, 0.0]), np.array([0.8, 0.6, 0.0])
+    d = np.array([0.6, 0.8, 0.0])
+    table = candidates([(0, "de", 0, "S"), (0, "fr", 0, "T"), (0, "fr", 1, "d"), (1, "de", 0, "S1"), (1, "fr", 0, "T1")])
+    embeddings = embedding_table(["S", "T", "d", "S1", "T1"], "", np.array([s, t, d, [0, 0, 1.0], [0, 0.6, 0.8]], dtype=np.float32))
+    parallel, unrelated = shifts.pair_cosines(table, embeddings, "", ["de", "fr"], seed=3)
+    np.testing.assert_allclose(parallel, [0.8, 0.8], atol=1e-6)
+    np.testing.assert_allclose(unrelated, [0.0, 0.0], atol=1e-6)  # S·T1 = 0, S1·T = 0
+    norm = shifts.normaliser([parallel], [unrelated])
+    assert norm["N"] == pytest.approx(0.8)
+    pairs = pl.DataFrame({"id": [0], "lang": ["fr"], "k": [1]})
+    result = shifts.pair_shifts(pairs, table, embeddings, "", ["de", "fr"], norm["N"])
+    assert result["x_shift"][0] == pytest.approx((0.6 - 0.8) / 0.8, abs=1e-6)
+    assert result["m_shift"][0] == pytest.approx((0.96 - 1.0) / 0.8, abs=1e-6)
+
+
+def test_bootstrap_interval_brackets_the_mean():
+    values = np.random.default_rng(0).normal(1.0, 0.5, 200)
+    low, high = shifts.bootstrap_ci(values, 1000, seed=1)
+    assert low < values.mean() < high and high - low < 0.3
+    assert shifts.bootstrap_ci(values, 1000, seed=1) == (low, high)
+
+
+def test_groups_summary_and_correlations():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=40)
+    data = pl.DataFrame({
+        "model": ["A"] * 40, "dataset": ["s"] * 40, "id": list(range(40)), "k": [1] * 40,
+        "lang": ["de", "fr"] * 20, "pos": ["NOUN"] * 30 + ["VERB"] * 8 + ["DET"] * 2,
+        "x_shift": x, "m_shift": 2 * x + 0.5,
+    })
+    grouped = shifts.pos_groups(data, min_group=5)
+    assert sorted(grouped["group"].unique()) == ["NOUN", "OTHER", "VERB"]
+    summary = shifts.summary(grouped, "x_shift", 200, 0)
+    any_row = summary.filter(pl.col("group") == "ANY").row(0, named=True)
+    assert any_row["n"] == 40 and any_row["mean"] == pytest.approx(x.mean())
+    corr = shifts.correlations(grouped, {"de": "German"})
+    assert corr.filter(pl.col("Scope") == "all")["Pearson"][0] == pytest.approx(1.0)
+    assert corr.filter(pl.col("Scope") == "all")["Spearman"][0] == pytest.approx(1.0)
+    assert "language=German" in corr["Scope"].to_list()
+    assert corr.filter(pl.col("Scope") == "POS=OTHER")["Pearson"][0] is None  # 2 pairs: undefined
+
+
+# ---- distractor statistics ----------------------------------------------------------------------------
+
+
+def test_jaccard_definition():
+    assert distractor_stats.words("Der Rat, der Rat! a 5 ab") == {"der", "rat", "ab"}
+    values = distractor_stats.intra_jaccard(["a1 bb cc", "aa bb cc", "aa bb dd"])
+    # sets: {a1,bb,cc} {aa,bb,cc} {aa,bb,dd}; J12=2/4, J13=1/5, J23=2/4
+    assert values == pytest.approx([(0.5 + 0.2) / 2, (0.5 + 0.5) / 2, (0.2 + 0.5) / 2])
+
+
+def test_stats_per_language():
+    table = candidates([(0, "de", 0, "a b c"), (0, "de", 1, "a b x"), (0, "de", 2, "y z w"),
+                        (1, "de", 0, "p q"), (1, "de", 1, "p q r"), (1, "de", 2, "p")])
+    (record,) = distractor_stats.stats(table)
+    assert record["items"] == 2 and record["distractors"] == 4
+    assert record["single_word_pairs"] == 2 and record["single_word_share"] == 0.5
+
+
+def test_stats_pool_datasets_without_mixing_items():
+    table = candidates([(0, "de", 0, "a b c"), (0, "de", 1, "a b x")])
+    pooled = pl.concat([table.with_columns(pl.lit(d).alias("dataset")) for d in ("one", "two")])
+    (record,) = distractor_stats.stats(pooled)
+    assert record["items"] == 2 and record["distractors"] == 2 and record["single_word_pairs"] == 2

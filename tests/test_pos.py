@@ -1,0 +1,76 @@
+"""POS of changed tokens with the real offline taggers (spaCy French, HanTa German) and the Stanza fallback."""
+
+import polars as pl
+import pytest
+
+from clsd import pos, swaps
+
+
+@pytest.fixture(scope="module")
+def taggers():
+    return pos.tagger_factory("offline", None)
+
+
+def tag_change(taggers, lang, target, distractor):
+    pairs = swaps.find_pairs(pl.DataFrame({"id": [0, 0], "lang": [lang, lang], "slot": [0, 1], "text": [target, distractor]}))
+    return pos.tag_pairs(pairs, taggers).row(0, named=True)
+
+
+@pytest.mark.parametrize(
+    ("target", "distractor", "upos"),
+    [
+        ("Der Stadtrat von Lyon hat am Dienstag den Bau genehmigt.", "Der Stadtrat von Lyon hat am Dienstag den Bau abgelehnt.", "VERB"),
+        ("Der Stadtrat von Lyon hat am Dienstag den Bau genehmigt.", "Der Stadtrat von Lyon hat am Freitag den Bau genehmigt.", "NOUN"),
+        ("Der Stadtrat von Lyon hat am Dienstag den Bau genehmigt.", "Der Stadtrat von Marseille hat am Dienstag den Bau genehmigt.", "PROPN"),
+        ("Die Zahl ist um zwölf Prozent gestiegen.", "Die Zahl ist um zwanzig Prozent gestiegen.", "NUM"),
+        ("Der Präsident hat die Schließung angekündigt.", "Der Präsident hat die dauerhafte Schließung angekündigt.", "ADJ"),
+    ],
+)
+def test_german_with_hanta(taggers, target, distractor, upos):
+    row = tag_change(taggers, "de", target, distractor)
+    assert row["pos"] == upos
+    assert row["tagger"].startswith("hanta")
+
+
+@pytest.mark.parametrize(
+    ("target", "distractor", "upos"),
+    [
+        ("Le conseil municipal de Lyon a approuvé mardi la construction.", "Le conseil municipal de Lyon a rejeté mardi la construction.", "VERB"),
+        ("Le conseil municipal de Lyon a approuvé mardi la construction.", "Le conseil municipal de Marseille a approuvé mardi la construction.", "PROPN"),
+        ("Le prix du gazole a baissé selon le ministère.", "Le prix du gazole a baissé selon le gouvernement.", "NOUN"),
+        ("Les pompiers ont maîtrisé l'incendie de forêt.", "Les pompiers ont maîtrisé l'incendie de maison.", "NOUN"),
+    ],
+)
+def test_french_with_spacy(taggers, target, distractor, upos):
+    row = tag_change(taggers, "fr", target, distractor)
+    assert row["pos"] == upos
+    assert row["tagger"].startswith("spacy-fr_core_news_md")
+
+
+def test_punctuation_attached_to_the_token_is_ignored(taggers):
+    row = tag_change(taggers, "fr", "Il a fermé le musée jeudi.", "Il a fermé le musée dimanche.")
+    assert row["new"] == "dimanche." and row["pos"] == "NOUN"
+
+
+def test_alignment_picks_the_first_non_punctuation_token():
+    spans = [(0, 3, "DET"), (4, 9, "NOUN"), (9, 10, "PUNCT")]
+    assert pos.tag_of_token(spans, 4, 10) == "NOUN"
+    assert pos.tag_of_token([(0, 1, "PUNCT")], 0, 1) == "PUNCT"
+    assert pos.tag_of_token(spans, 20, 25) == "X"
+    assert pos.whitespace_spans(" ab  c.") == [(1, 3), (5, 7)]
+
+
+def test_stts_mapping():
+    assert [pos.stts_to_upos(t) for t in ["VV(FIN)", "VA(INF)", "ADJ(A)", "NE", "$.", "KOUS", "NONSENSE"]] == [
+        "VERB", "AUX", "ADJ", "PROPN", "PUNCT", "SCONJ", "X"]
+
+
+def test_auto_falls_back_to_offline_when_stanza_models_are_missing(tmp_path):
+    tagger = pos.make_tagger("fr", "auto", str(tmp_path))
+    assert tagger.name.startswith("spacy")
+    with pytest.raises(Exception):
+        pos.make_tagger("fr", "stanza", str(tmp_path))
+    with pytest.raises(ValueError, match="stanza_dir is not set"):
+        pos.make_tagger("fr", "stanza", None)
+    with pytest.raises(ValueError, match="no offline POS tagger for language 'it'"):
+        pos.make_tagger("it", "offline", None)

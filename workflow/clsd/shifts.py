@@ -1,0 +1,111 @@
+"""Normalised cosine shifts of single-word distractors (the paper's Figures 2 and 3) and their correlations.
+
+N (per model) = mean cos(S, T) over the original pairs − mean cos(S, T') over unrelated pairs, where T' is
+the target of another item: targets are permuted by a seeded derangement (Sattolo's algorithm, a random
+cyclic permutation, so no item keeps its own target) within each dataset.
+Cross-lingual shift = (cos(S, d) − cos(S, T)) / N; monolingual shift = (cos(T, d) − 1) / N.
+Negative shifts mean the distractor moved away from the source (the model noticed the change).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from clsd.embed import lookup, text_key
+from clsd.score import normalise
+
+
+def derangement(n: int, seed: int) -> np.ndarray:
+    """A seeded permutation of range(n) with no fixed point (Sattolo's algorithm); n must be >= 2."""
+    if n < 2:
+        raise ValueError("a derangement needs at least two items")
+    rng = np.random.default_rng(seed)
+    order = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = int(rng.integers(0, i))
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def vectors(table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, lang: str, slot: int, ids: list[int]) -> np.ndarray:
+    """L2-normalised embeddings of (id, lang, slot) texts in the order of `ids`."""
+    texts = table.filter((pl.col("lang") == lang) & (pl.col("slot") == slot)).select("id", "text")
+    by_id = dict(zip(texts["id"].to_list(), texts["text"].to_list()))
+    return normalise(lookup(embeddings, [text_key(prefix, by_id[i]) for i in ids]))
+
+
+def pair_cosines(table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, languages: list[str], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """cos(S, T) of every original pair and of its deranged (unrelated) counterpart."""
+    ids = sorted(table.filter(pl.col("slot") == 0)["id"].unique().to_list())
+    a = vectors(table, embeddings, prefix, languages[0], 0, ids)
+    b = vectors(table, embeddings, prefix, languages[1], 0, ids)
+    return np.einsum("nd,nd->n", a, b), np.einsum("nd,nd->n", a, b[derangement(len(ids), seed)])
+
+
+def normaliser(parallel: list[np.ndarray], unrelated: list[np.ndarray]) -> dict[str, float]:
+    """N = mean parallel cosine − mean unrelated cosine, pooled over datasets."""
+    p, u = float(np.concatenate(parallel).mean()), float(np.concatenate(unrelated).mean())
+    return {"parallel_mean": p, "unrelated_mean": u, "N": p - u}
+
+
+def pair_shifts(pairs: pl.DataFrame, table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, languages: list[str], n: float) -> pl.DataFrame:
+    """Cross-lingual and monolingual shifts of single-word pairs (the source is the item's other language)."""
+    x, m = [], []
+    for row in pairs.iter_rows(named=True):
+        lang, other = row["lang"], next(l for l in languages if l != row["lang"])
+        s = vectors(table, embeddings, prefix, other, 0, [row["id"]])[0]
+        t = vectors(table, embeddings, prefix, lang, 0, [row["id"]])[0]
+        d = vectors(table, embeddings, prefix, lang, row["k"], [row["id"]])[0]
+        x.append((float(s @ d) - float(s @ t)) / n)
+        m.append((float(t @ d) - 1.0) / n)
+    return pairs.with_columns(pl.Series("x_shift", x, dtype=pl.Float64), pl.Series("m_shift", m, dtype=pl.Float64))
+
+
+def bootstrap_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the mean."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size < 2:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, values.size, size=(n_boot, values.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def pos_groups(shifts: pl.DataFrame, min_group: int) -> pl.DataFrame:
+    """`group` = the UPOS tag, or OTHER when the tag has fewer than `min_group` pairs over all models' data."""
+    counts = shifts.unique(subset=["dataset", "id", "lang", "k"]).group_by("pos").len()
+    keep = set(counts.filter(pl.col("len") >= min_group)["pos"].to_list())
+    return shifts.with_columns(pl.when(pl.col("pos").is_in(list(keep))).then(pl.col("pos")).otherwise(pl.lit("OTHER")).alias("group"))
+
+
+def summary(shifts: pl.DataFrame, kind: str, n_boot: int, seed: int) -> pl.DataFrame:
+    """Per model and POS group (plus ANY): n, mean shift and its 95% bootstrap CI; `kind` is x_shift or m_shift."""
+    rows = []
+    for (model,), data in shifts.group_by("model", maintain_order=True):
+        groups = [("ANY", data)] + [(g, data.filter(pl.col("group") == g)) for g in sorted(data["group"].unique())]
+        for group, part in groups:
+            values = part[kind].to_numpy()
+            low, high = bootstrap_ci(values, n_boot, seed)
+            rows.append({"model": model, "group": group, "n": len(values), "mean": float(values.mean()), "ci_low": low, "ci_high": high})
+    return pl.DataFrame(rows, schema={"model": pl.String, "group": pl.String, "n": pl.Int64, "mean": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64})
+
+
+def correlations(shifts: pl.DataFrame, language_names: dict[str, str]) -> pl.DataFrame:
+    """Pearson and Spearman correlation of monolingual vs cross-lingual shifts: all pairs, per language, per POS group."""
+    rows = []
+    for (model,), data in shifts.group_by("model", maintain_order=True):
+        scopes = [("all", data)]
+        scopes += [(f"language={language_names.get(l, l)}", data.filter(pl.col("lang") == l)) for l in sorted(data["lang"].unique())]
+        scopes += [(f"POS={g}", data.filter(pl.col("group") == g)) for g in sorted(data["group"].unique())]
+        for scope, part in scopes:
+            x, m = part["x_shift"].to_numpy(), part["m_shift"].to_numpy()
+            defined = len(x) >= 3 and np.std(x) > 0 and np.std(m) > 0
+            rows.append({
+                "Model": model, "Scope": scope, "n": len(x),
+                "Pearson": float(stats.pearsonr(m, x).statistic) if defined else None,
+                "Spearman": float(stats.spearmanr(m, x).statistic) if defined else None,
+            })
+    return pl.DataFrame(rows, schema={"Model": pl.String, "Scope": pl.String, "n": pl.Int64, "Pearson": pl.Float64, "Spearman": pl.Float64})

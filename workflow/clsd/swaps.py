@@ -1,0 +1,52 @@
+"""Single-word pairs: a distractor that differs from its true target by exactly one whitespace token.
+
+A *swap* has the same number of tokens and one differing position; an *addition* has one more token and
+equals the target once that token is removed (the first such position is reported). Tokens are
+whitespace-separated, punctuation attached, as in the paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+
+@dataclass(frozen=True)
+class Change:
+    """How a distractor differs from its target by one token."""
+
+    operation: str  # "swap" | "addition"
+    position: int  # 0-based token index (in the target for swaps, in the distractor for additions)
+    original: str | None  # the target's token (swaps only)
+    new: str  # the distractor's token
+
+
+def single_word_change(target: str, distractor: str) -> Change | None:
+    """The one-token change turning `target` into `distractor`, or None if it is not exactly one token."""
+    t, d = target.split(), distractor.split()
+    if len(t) == len(d):
+        differing = [i for i, (a, b) in enumerate(zip(t, d)) if a != b]
+        if len(differing) == 1:
+            i = differing[0]
+            return Change("swap", i, t[i], d[i])
+        return None
+    if len(d) == len(t) + 1:
+        i = next((i for i, (a, b) in enumerate(zip(t, d)) if a != b), len(t))
+        if d[:i] + d[i + 1 :] == t:
+            return Change("addition", i, None, d[i])
+    return None
+
+
+def find_pairs(candidates: pl.DataFrame) -> pl.DataFrame:
+    """All single-word (target, distractor) pairs of a candidate table (direct view)."""
+    targets = candidates.filter(pl.col("slot") == 0).select("id", "lang", pl.col("text").alias("target"))
+    distractors = candidates.filter(pl.col("slot") > 0).select("id", "lang", pl.col("slot").alias("k"), pl.col("text").alias("distractor"))
+    rows = []
+    for row in distractors.join(targets, on=["id", "lang"]).sort("id", "lang", "k").iter_rows(named=True):
+        change = single_word_change(row["target"], row["distractor"])
+        if change is not None:
+            rows.append({**row, "operation": change.operation, "position": change.position, "original": change.original, "new": change.new})
+    schema = {"id": pl.Int64, "lang": pl.String, "k": pl.Int64, "distractor": pl.String, "target": pl.String,
+              "operation": pl.String, "position": pl.Int64, "original": pl.String, "new": pl.String}
+    return pl.DataFrame(rows, schema=schema).select("id", "lang", "k", "operation", "position", "original", "new", "target", "distractor")

@@ -1,0 +1,79 @@
+"""Table 3: which distractors fool a model, by their Levenshtein similarity to the true target.
+
+For every failed item the *successful distractor* is the distractor with the highest cosine to the source.
+Similarity is rapidfuzz's normalised InDel similarity (= python-Levenshtein's `ratio`). Bins are
+right-open: [0.3,0.6), [0.6,0.7), [0.7,0.8), [0.8,0.9), [0.9,0.999); values outside them are counted in
+`outside`. Languages are target languages: French pools the DE→FR sets of all datasets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from rapidfuzz.distance import Indel
+
+#: Right-open bin edges of the paper's Table 3, high to low as printed there.
+BINS: list[tuple[float, float]] = [(0.9, 0.999), (0.8, 0.9), (0.7, 0.8), (0.6, 0.7), (0.3, 0.6)]
+
+
+def similarity(a: str, b: str) -> float:
+    """Levenshtein ratio (normalised InDel similarity) in [0, 1]."""
+    return Indel.normalized_similarity(a, b)
+
+
+def bin_label(low: float, high: float) -> str:
+    return f"[{low:g},{high:g})"
+
+
+def assign_bin(values: pl.Expr) -> pl.Expr:
+    """Bin label of each similarity (right-open bins), `outside` when in none."""
+    expr = pl.lit("outside")
+    for low, high in reversed(BINS):
+        expr = pl.when((values >= low) & (values < high)).then(pl.lit(bin_label(low, high))).otherwise(expr)
+    return expr
+
+
+def successful_distractors(scores: pl.DataFrame) -> pl.DataFrame:
+    """For failed items: (id, direction, k) of the distractor with the highest cosine to the source."""
+    columns = sorted((c for c in scores.columns if c.startswith("cos_d")), key=lambda c: int(c[5:]))
+    failed = scores.filter(~pl.col("correct"))
+    matrix = failed.select(columns).to_numpy()
+    best = np.argmax(matrix, axis=1) + 1 if len(failed) else np.array([], dtype=np.int64)
+    return failed.select("id", "direction").with_columns(pl.Series("k", best, dtype=pl.Int64))
+
+
+def with_similarity(pairs: pl.DataFrame, candidates: pl.DataFrame) -> pl.DataFrame:
+    """Add the true target, the distractor and their similarity to (id, lang, k) rows."""
+    targets = candidates.filter(pl.col("slot") == 0).select("id", "lang", pl.col("text").alias("target"))
+    distractors = candidates.filter(pl.col("slot") > 0).select("id", "lang", pl.col("slot").alias("k"), pl.col("text").alias("distractor"))
+    joined = pairs.join(targets, on=["id", "lang"]).join(distractors, on=["id", "lang", "k"])
+    sims = [similarity(t, d) for t, d in zip(joined["target"], joined["distractor"])]
+    return joined.with_columns(pl.Series("similarity", sims, dtype=pl.Float64)).with_columns(assign_bin(pl.col("similarity")).alias("bin"))
+
+
+def all_distractor_bins(candidates: pl.DataFrame) -> pl.DataFrame:
+    """Every distractor of a dataset with its similarity bin (for |D_bin|)."""
+    pairs = candidates.filter(pl.col("slot") > 0).select("id", "lang", pl.col("slot").alias("k"))
+    return with_similarity(pairs, candidates)
+
+
+def table3(successful: pl.DataFrame, everything: pl.DataFrame, models: list[str], language_names: dict[str, str]) -> pl.DataFrame:
+    """Rows (language, bin); |D_bin| and, per model, the percentage of its successful distractors in the bin.
+
+    `successful` has columns model, lang, bin; `everything` has lang, bin for all distractors.
+    """
+    rows = []
+    for lang in everything["lang"].unique(maintain_order=True).to_list():
+        totals = {m: successful.filter((pl.col("model") == m) & (pl.col("lang") == lang)).height for m in models}
+        for label in [bin_label(*b) for b in BINS] + ["outside"]:
+            row: dict[str, object] = {
+                "Language": language_names.get(lang, lang),
+                "Levenshtein": label,
+                "|D_bin|": everything.filter((pl.col("lang") == lang) & (pl.col("bin") == label)).height,
+            }
+            for model in models:
+                n = successful.filter((pl.col("model") == model) & (pl.col("lang") == lang) & (pl.col("bin") == label)).height
+                row[model] = 100.0 * n / totals[model] if totals[model] else None
+            rows.append(row)
+    schema = {"Language": pl.String, "Levenshtein": pl.String, "|D_bin|": pl.Int64, **{m: pl.Float64 for m in models}}
+    return pl.DataFrame(rows, schema=schema, orient="row")

@@ -1,0 +1,16 @@
+"""Rule `distractor_stats`: Jaccard, Levenshtein and single-word statistics of every distractor set."""
+
+import polars as pl
+
+from clsd import distractor_stats, logs, render
+from clsd.datasets import LANGUAGE_NAMES
+from clsd.io import read_table
+
+logs.to_file(snakemake.log[0])
+tables = {dataset: read_table(path) for dataset, path in zip(snakemake.params.datasets, snakemake.input.candidates)}
+rows = [{"Dataset": dataset, **record} for dataset, table in tables.items() for record in distractor_stats.stats(table)]
+if len(tables) > 1:
+    pooled = pl.concat([table.with_columns(pl.lit(dataset).alias("dataset")) for dataset, table in tables.items()])
+    rows += [{"Dataset": "all", **record} for record in distractor_stats.stats(pooled)]
+table = pl.DataFrame(rows).with_columns(pl.col("lang").replace(LANGUAGE_NAMES).alias("lang"))
+render.write(table, snakemake.output.md, snakemake.output.tex, snakemake.output.csv)
