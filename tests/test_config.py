@@ -32,7 +32,7 @@ def test_defaults_are_filled_in():
     assert config["device"] == "auto"
     assert config["resources"]["embed_gpu"] == 1
     assert config["datasets"]["s"]["languages"] == ["de", "fr"]
-    assert config["datasets"]["s"]["select"] == {"lang": "de", "min_words": 9}
+    assert config["datasets"]["s"]["select"] == {"lang": "de", "min_words": 9, "limit": None}
     assert config["datasets"]["s"]["distractors"]["kind"] == "from_source"
     model = config["models"]["m"]
     assert (model["prefix"], model["prompt_name"], model["batch_size"], model["trust_remote_code"]) == ("", None, 32, False)

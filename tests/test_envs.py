@@ -13,7 +13,7 @@ ENVS = sorted((ROOT / "envs").glob("*.yaml"))
 
 def pyproject_pins() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return dict(re.fullmatch(r"([A-Za-z0-9_.-]+)==(\S+)", dep).groups() for dep in project["dependencies"])
+    return dict(re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)", dep).groups() for dep in project["dependencies"])
 
 
 def test_every_rule_uses_an_existing_env():
@@ -27,7 +27,7 @@ def test_every_rule_uses_an_existing_env():
 def test_env_pins_match_pyproject(env):
     spec = yaml.safe_load(env.read_text())
     pip = next(d["pip"] for d in spec["dependencies"] if isinstance(d, dict))
-    pins = dict(re.fullmatch(r"([A-Za-z0-9_.-]+)==(\S+)", line).groups() for line in pip)
+    pins = dict(re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)", line).groups() for line in pip)
     expected = pyproject_pins()
     assert pins and {name: expected.get(name) for name in pins} == pins
     assert "python=3.11" in spec["dependencies"]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import polars as pl
@@ -23,9 +26,9 @@ SAMPLE = ROOT / "resources/sample/clsd_sample.csv"
 MINILM = {"name": "sentence-transformers/all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "batch_size": 64}
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir), "--cores", "2", *args]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True, env=None if env is None else {**os.environ, **env})
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
     return result
@@ -271,3 +274,59 @@ def test_configfile_on_the_command_line_replaces_the_default(tmp_path):
     (tmp_path / "other.yaml").write_text(yaml.safe_dump(other, sort_keys=False), encoding="utf-8")
     output = snakemake(tmp_path, "--dry-run", "--configfile", str(tmp_path / "other.yaml")).stdout
     assert "dataset=other" in output and "dataset=default" not in output
+
+
+def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_path):
+    from fault_server import FaultServer
+
+    secret = "sk-test-" + "Z9q" * 12
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text((ROOT / "resources/prompts/paper-v1.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    store = tmp_path / "store" / "responses.sqlite"
+    sample = {"kind": "published_csv", "path": str(SAMPLE)}
+    with FaultServer(plans={"Lyon": ["429", "ok"]}, retry_after="0") as server:
+        write_config(tmp_path, {
+            "model_store": str(MODEL_STORE),
+            "generation": {"model": "fault", "base_url": server.base_url, "prompt": str(prompt), "store": str(store),
+                           "concurrency": 2, "timeout": 5},
+            "datasets": {
+                "gen": {"label": "LLM", "source": sample, "select": {"limit": 4}, "distractors": {"kind": "llm"}},
+                "rules": {"label": "Rules", "source": sample, "select": {"limit": 4}, "distractors": {"kind": "rules"}},
+            },
+            "models": {"minilm": MINILM},
+        })
+        env = {"OPENAI_API_KEY": secret}
+        snakemake(tmp_path, env=env)
+        assert len(server.seen) == 4 * 2 + 1  # 4 items x 2 languages, plus the retried 429
+        assert {s.authorization for s in server.seen} == {f"Bearer {secret}"}
+        reports = [json.loads((tmp_path / f"results/generation/gen/{lang}.json").read_text()) for lang in ("de", "fr")]
+        assert [r["generated"] for r in reports] == [4, 4] and all(r["failed"] == [] for r in reports)
+        assert sum(r["retries"] for r in reports) == 1  # the first "Lyon" request (either language) got a 429
+        distractors = pl.read_parquet(tmp_path / "results/distractors/gen/fr.parquet")
+        assert distractors.height == 16 and set(distractors["generator"]) == {"llm:fault"}
+        assert set(pl.read_parquet(tmp_path / "results/distractors/rules/de.parquet")["generator"]) == {"rules-v1"}
+        table = pl.read_csv(tmp_path / "results/tables/table2.csv")
+        assert table.columns[2:6] == ["LLM DE→FR", "LLM FR→DE", "Rules DE→FR", "Rules FR→DE"]
+
+        # the key is nowhere: results, logs, Snakemake metadata, the response store
+        for path in [p for p in tmp_path.rglob("*") if p.is_file()]:
+            assert secret.encode() not in path.read_bytes(), path
+
+        # rm -r results: a rerun regenerates from the store without a single request
+        seen = len(server.seen)
+        shutil.rmtree(tmp_path / "results")
+        snakemake(tmp_path, env=env)
+        assert len(server.seen) == seen
+        assert json.loads((tmp_path / "results/generation/gen/fr.json").read_text())["cache_hits"] == 4
+
+        # a new prompt version reruns generation (Snakemake's own triggers) with new requests; going back to
+        # the old prompt reruns it again but every request is already in the store
+        original = prompt.read_text(encoding="utf-8")
+        prompt.write_text(original.replace("tricky", "difficult"), encoding="utf-8")
+        assert {w["dataset"] for rule, w in planned_jobs(tmp_path) if rule == "generate_distractors"} == {"gen"}
+        snakemake(tmp_path, env=env)
+        assert len(server.seen) == seen + 8
+        prompt.write_text(original, encoding="utf-8")
+        assert {w["dataset"] for rule, w in planned_jobs(tmp_path) if rule == "generate_distractors"} == {"gen"}
+        snakemake(tmp_path, env=env)
+        assert len(server.seen) == seen + 8

@@ -11,6 +11,14 @@ import polars as pl
 from clsd.errors import InputError
 
 
+def complete_items(parallel: pl.DataFrame, distractors: list[pl.DataFrame], languages: list[str], k: int) -> tuple[pl.DataFrame, list[int]]:
+    """Items with `k` distractors in every language, and the ids of the others (e.g. failed generations)."""
+    counts = pl.concat(distractors).group_by("id", "lang").len() if distractors else pl.DataFrame(schema={"id": pl.Int64, "lang": pl.String, "len": pl.UInt32})
+    full = counts.filter(pl.col("len") == k).group_by("id").len().filter(pl.col("len") == len(languages))["id"]
+    kept = parallel.filter(pl.col("id").is_in(full.implode()))
+    return kept, sorted(set(parallel["id"].to_list()) - set(kept["id"].to_list()))
+
+
 def build(parallel: pl.DataFrame, distractors: list[pl.DataFrame], languages: list[str]) -> pl.DataFrame:
     """Union of original sentences (slot 0) and distractors (slots 1..k), sorted by id, lang, slot."""
     originals = [

@@ -73,9 +73,46 @@ def check(config: dict[str, Any]) -> None:
             )
         if dataset["distractors"]["kind"] == "published_csv" and "path" not in dataset["distractors"]:
             raise InputError(f"config key datasets.{name}.distractors.path: required for kind published_csv")
+        dataset["distractors"].setdefault("generator", default_generator_label(config, dataset["distractors"]["kind"]))
     for name, model in config["models"].items():
         check_model(name, model)
     check_pivot(config)
+    check_generation(config)
+
+
+def default_generator_label(config: dict[str, Any], kind: str) -> str:
+    """Label recorded with generated distractors when the config names none."""
+    return {"llm": f"llm:{config['generation']['model']}", "rules": "rules-v1"}.get(kind, "published")
+
+
+def llm_datasets(config: dict[str, Any]) -> list[str]:
+    return [name for name, d in config["datasets"].items() if d["distractors"]["kind"] == "llm"]
+
+
+def check_generation(config: dict[str, Any]) -> None:
+    """LLM generation must have a prompt file and an endpoint or a local model."""
+    if not llm_datasets(config):
+        return
+    generation = config["generation"]
+    if not Path(generation["prompt"]).is_file():
+        raise InputError(f"config key generation.prompt: prompt template {generation['prompt']!r} not found")
+    local = generation["local"]
+    if generation["base_url"] is None:
+        if local["gguf"] is not None and not Path(os.path.expanduser(local["gguf"])).is_file():
+            raise InputError(f"config key generation.local.gguf: {local['gguf']!r} not found")
+        if local["gguf"] is None and local["recipe"] not in RECIPES:
+            raise InputError(f"config key generation.local.recipe: unknown recipe {local['recipe']!r}")
+
+
+def local_gguf(config: dict[str, Any]) -> Path | None:
+    """The GGUF served locally when generation.base_url is null."""
+    generation = config["generation"]
+    if generation["base_url"] is not None:
+        return None
+    if generation["local"]["gguf"] is not None:
+        return Path(os.path.expanduser(generation["local"]["gguf"])).resolve()
+    recipe = RECIPES[generation["local"]["recipe"]]
+    return model_store(config) / recipe.name / recipe.weights
 
 
 def check_pivot(config: dict[str, Any]) -> None:

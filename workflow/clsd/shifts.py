@@ -37,16 +37,22 @@ def vectors(table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, lang: st
 
 
 def pair_cosines(table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, languages: list[str], seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """cos(S, T) of every original pair and of its deranged (unrelated) counterpart."""
+    """cos(S, T) of every original pair and of its deranged (unrelated) counterpart (none for a single item)."""
     ids = sorted(table.filter(pl.col("slot") == 0)["id"].unique().to_list())
     a = vectors(table, embeddings, prefix, languages[0], 0, ids)
     b = vectors(table, embeddings, prefix, languages[1], 0, ids)
-    return np.einsum("nd,nd->n", a, b), np.einsum("nd,nd->n", a, b[derangement(len(ids), seed)])
+    parallel = np.einsum("nd,nd->n", a, b)
+    if len(ids) < 2:
+        return parallel, np.empty(0)
+    return parallel, np.einsum("nd,nd->n", a, b[derangement(len(ids), seed)])
 
 
 def normaliser(parallel: list[np.ndarray], unrelated: list[np.ndarray]) -> dict[str, float]:
     """N = mean parallel cosine − mean unrelated cosine, pooled over datasets."""
-    p, u = float(np.concatenate(parallel).mean()), float(np.concatenate(unrelated).mean())
+    unrelated_all = np.concatenate(unrelated)
+    if unrelated_all.size == 0:
+        raise ValueError("the shift normaliser needs a dataset with at least two items")
+    p, u = float(np.concatenate(parallel).mean()), float(unrelated_all.mean())
     return {"parallel_mean": p, "unrelated_mean": u, "N": p - u}
 
 

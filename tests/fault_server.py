@@ -1,0 +1,122 @@
+"""A fault-injecting OpenAI-compatible chat server on 127.0.0.1, written for the generation tests.
+
+Each request's behaviour comes from a per-sentence plan (a list consumed in order; "ok" once it runs out):
+ok, three (only three items), preamble (chatter around the list), wrong_language, 429 (with Retry-After),
+500, hang (answer after the client's timeout), malformed (invalid JSON), 400, 401.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+ENDINGS = {"German": ["heute", "gestern", "morgen", "bald"], "French": ["aujourd'hui", "hier", "demain", "bientôt"]}
+ENGLISH = ["The council met today.", "The bank raised rates yesterday.", "Prices fell again this week.", "Flights were cancelled tomorrow."]
+
+
+def distractors_for(sentence: str, language: str) -> list[str]:
+    """Four distinct, same-language variants: the sentence with a time word added."""
+    stem = sentence.rstrip(".")
+    return [f"{stem} {word}." for word in ENDINGS[language]]
+
+
+@dataclass
+class Seen:
+    time: float
+    sentence: str
+    behaviour: str
+    authorization: str
+
+
+@dataclass
+class FaultServer:
+    plans: dict[str, list[str]] = field(default_factory=dict)
+    latency: float = 0.0
+    hang_seconds: float = 3.0
+    retry_after: str = "1"
+    seen: list[Seen] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def __enter__(self) -> "FaultServer":
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("fault server did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def _serve(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._loop.run_until_complete(self._main())
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        await self._stop.wait()
+        await runner.cleanup()
+
+    # -- handlers -------------------------------------------------------------------------------
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": [{"id": "fault", "object": "model"}]})
+
+    def requests_for(self, fragment: str) -> list[Seen]:
+        with self._lock:
+            return [s for s in self.seen if fragment in s.sentence]
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        content = body["messages"][-1]["content"]
+        language = "German" if "Answer in German!" in content else "French"
+        sentence = content.split("\n", 1)[1].strip()
+        with self._lock:
+            plan = next((steps for fragment, steps in self.plans.items() if fragment in sentence), None)
+            behaviour = plan.pop(0) if plan else "ok"
+            self.seen.append(Seen(time.monotonic(), sentence, behaviour, request.headers.get("Authorization", "")))
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if behaviour == "429":
+            return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"Retry-After": self.retry_after})
+        if behaviour in ("500", "400", "401"):
+            return web.json_response({"error": {"message": f"injected {behaviour}"}}, status=int(behaviour))
+        if behaviour == "hang":
+            await asyncio.sleep(self.hang_seconds)
+        if behaviour == "malformed":
+            return web.Response(text='{"id": "x", "choices": [', content_type="application/json")
+        lines = distractors_for(sentence, language)
+        if behaviour == "three":
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines[:3], 1))
+        elif behaviour == "preamble":
+            text = "Sure! Here are four tricky sentences:\n\n" + "\n".join(f"{i}) **{t}**" for i, t in enumerate(lines, 1)) + "\n\nI hope this helps."
+        elif behaviour == "wrong_language":
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate(ENGLISH, 1))
+        else:
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))
+        return web.json_response({
+            "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90},
+        })

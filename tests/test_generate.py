@@ -1,0 +1,190 @@
+"""LLM generation against a real fault-injecting HTTP server on 127.0.0.1, and a real local LLM when present."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from clsd.generate import llm, parse, rules_based
+from clsd.generate.client import ChatClient, RequestRejected
+from clsd.generate.store import ResponseStore
+
+from conftest import MODEL_STORE, ROOT
+from fault_server import FaultServer, distractors_for
+
+TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
+
+
+def generator(server: FaultServer, store: ResponseStore, *, timeout: float = 1.0, attempts: int = 3, concurrency: int = 4) -> llm.Generator:
+    settings = llm.Settings(model="fault", template=TEMPLATE, max_attempts=attempts, concurrency=concurrency)
+    return llm.Generator(settings, store, lambda: ChatClient(base_url=server.base_url, api_key="test-key", timeout=timeout,
+                                                             retries=4, requests_per_minute=None, backoff_initial=0.05, backoff_max=0.2))
+
+
+SENTENCES = {
+    "A": ("429", "ok"), "B": ("500", "500", "ok"), "C": ("hang", "ok"), "D": ("malformed", "ok"),
+    "E": ("three", "ok"), "F": ("preamble",), "G": ("wrong_language",) * 3, "H": ("ok",),
+}
+
+
+def item(letter: str) -> str:
+    return f"Der Stadtrat {letter} hat am Dienstag den Bau von drei neuen Grundschulen genehmigt."
+
+
+def test_faults_cost_exactly_the_minimum_requests_and_a_rerun_costs_none(tmp_path):
+    plans = {f"Stadtrat {letter} ": list(steps) for letter, steps in SENTENCES.items()}
+    items = [(i, item(letter)) for i, letter in enumerate(SENTENCES)]
+    with FaultServer(plans=plans, hang_seconds=3.0, retry_after="1") as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        table, report = llm.generate(items, "de", generator(server, store), {"prompt_per_1k": 0.03, "completion_per_1k": 0.06}, "llm:fault")
+        minimum = sum(len(steps) for steps in SENTENCES.values())
+        assert len(server.seen) == minimum == 16
+        # every item generated or failed with its reason
+        assert sorted(table["id"].unique()) == [0, 1, 2, 3, 4, 5, 7]
+        assert [f["id"] for f in report["failed"]] == [6] and "wrong_language" in report["failed"][0]["reason"]
+        assert report["rejects"]["wrong_language"] == 12
+        assert report["rejects"]["short_answer"] == 4  # E's three-item answer and G's three English ones
+        assert report["new_responses"] == 11  # transport failures store nothing; 11 answers were paid for
+        assert report["retries"] == 5 and report["http_requests"] == 16
+        assert report["estimated_cost"] == pytest.approx(11 * (50 * 0.03 + 40 * 0.06) / 1000)
+        # Retry-After honoured: the retry of A came a second after the 429
+        a = server.requests_for("Stadtrat A ")
+        assert a[1].time - a[0].time >= 0.95
+        # E: three valid items from attempt 0, the fourth from attempt 1
+        e = table.filter(table["id"] == 4)["text"].to_list()
+        assert e == distractors_for(item("E"), "German")
+        store.close()
+
+        seen_before = len(server.seen)
+        store = ResponseStore(tmp_path / "store.sqlite")
+        again, second = llm.generate(items, "de", generator(server, store), {}, "llm:fault")
+        assert len(server.seen) == seen_before  # zero requests
+        assert second["http_requests"] == 0 and second["cache_hits"] == 11
+        assert again.equals(table)
+
+
+def test_client_errors_are_not_retried(tmp_path):
+    for status in ("400", "401"):
+        with FaultServer(plans={"Stadtrat": [status]}) as server:
+            store = ResponseStore(tmp_path / f"{status}.sqlite")
+            with pytest.raises(RequestRejected, match=f"HTTP {status}"):
+                llm.generate([(0, item("X"))], "de", generator(server, store), {}, "llm:fault")
+            assert len(server.seen) == 1 and store.count() == 0
+
+
+def test_kill_9_mid_run_loses_nothing_and_duplicates_nothing(tmp_path):
+    store_path = tmp_path / "store.sqlite"
+    n, concurrency = 40, 4
+    with FaultServer(latency=0.2) as server:
+        worker = [sys.executable, str(ROOT / "tests/gen_worker.py"), server.base_url, str(store_path), str(n), str(concurrency)]
+        process = subprocess.Popen(worker, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while len(server.seen) < 12 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        requests_at_kill = len(server.seen)
+        db = sqlite3.connect(store_path)
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        stored = db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM responses").fetchone()
+        db.close()
+        assert stored[0] == stored[1] and 0 < stored[0] < n
+        assert requests_at_kill <= stored[0] + concurrency  # at most the in-flight requests were lost
+
+        finished = subprocess.run(worker, cwd=ROOT, capture_output=True, text=True, check=True)
+        new_responses, rows = map(int, finished.stdout.split())
+        assert rows == 4 * n and new_responses == n - stored[0]
+        assert len(server.seen) == requests_at_kill + new_responses  # only missing requests were re-asked
+        assert len(server.seen) <= n + concurrency
+    db = sqlite3.connect(store_path)
+    assert db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM responses").fetchone() == (n, n)
+
+
+# ---- parsing -------------------------------------------------------------------------------------
+
+
+ORIGINAL = "Der Stadtrat hat den Bau genehmigt."
+
+
+def test_parse_tolerates_preambles_styles_and_remarks():
+    answer = (
+        "Natürlich! Hier sind vier Sätze:\n\n1) Der Stadtrat hat den Bau abgelehnt.\n\n"
+        "2. **Der Gemeinderat hat den Bau genehmigt.**\n3: „Der Stadtrat hat den Abriss genehmigt.“\n"
+        "- 4. Der Stadtrat hat den Bau nicht genehmigt.\nDiese Sätze sind ähnlich."
+    )
+    parsed = parse.parse_answer(answer, ORIGINAL, "de")
+    assert parsed.accepted == [
+        "Der Stadtrat hat den Bau abgelehnt.", "Der Gemeinderat hat den Bau genehmigt.",
+        "Der Stadtrat hat den Abriss genehmigt.", "Der Stadtrat hat den Bau nicht genehmigt.",
+    ]
+    assert parsed.rejected == []
+
+
+def test_parse_rejects_copies_duplicates_empty_and_wrong_language():
+    answer = (
+        "1. Der Stadtrat hat den Bau genehmigt\n2. Der Stadtrat hat den Bau abgelehnt.\n3. der stadtrat hat den bau abgelehnt\n"
+        "4. **  **\n5. The city council approved the construction.\n6. Le conseil municipal a approuvé la construction."
+    )
+    parsed = parse.parse_answer(answer, ORIGINAL, "de")
+    assert parsed.accepted == ["Der Stadtrat hat den Bau abgelehnt."]
+    assert [reason for _, reason in parsed.rejected] == ["copy", "duplicate", "empty", "wrong_language", "wrong_language"]
+
+
+def test_language_detection():
+    assert parse.detect_language("Die Zentralbank hat den Leitzins angehoben.") == "de"
+    assert parse.detect_language("La banque centrale a relevé son taux directeur.") == "fr"
+
+
+# ---- rule-based baseline -----------------------------------------------------------------------
+
+
+def test_rule_based_edits_are_deterministic_and_change_meaning():
+    de = rules_based.Lexicon.load(ROOT / "resources/rules/de.yaml")
+    sentence = "Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt."
+    edits = rules_based.perturb(sentence, de)
+    assert edits == rules_based.perturb(sentence, de) and len(edits) == 4 and sentence not in edits
+    assert "Der Stadtrat von Lyon hat am Mittwoch den Bau von drei neuen Grundschulen genehmigt." in edits
+    assert rules_based.negate("Der Rat hat den Bau genehmigt.", de) == "Der Rat hat nicht den Bau genehmigt."
+    fr = rules_based.Lexicon.load(ROOT / "resources/rules/fr.yaml")
+    assert rules_based.negate("Le conseil a approuvé le projet.", fr) == "Le conseil n'a pas approuvé le projet."
+    assert rules_based.change_number("bis 2027 mit 0,25") == "bis 2037 mit 0,25"
+    assert rules_based.antonym_swap("Le prix a augmenté.", fr) == "Le prix a diminué."
+    assert rules_based.antonym_swap("Le prix a diminué.", fr) == "Le prix a augmenté."  # reverse direction
+
+
+def test_rule_based_failures_are_reported():
+    de = rules_based.Lexicon.load(ROOT / "resources/rules/de.yaml")
+    table, failures = rules_based.generate([(0, "Ein ganz schlichter Satz ohne Anker."), (1, "Am Montag hat Berlin 2 neue Schulen eröffnet.")], "de", de, "rules-v1")
+    assert failures == [{"id": 0, "lang": "de", "reason": "only 0 rule-based edits apply"}]
+    assert sorted(set(table["id"])) == [1]
+
+
+# ---- the real local LLM ----------------------------------------------------------------------------
+
+
+GGUF = MODEL_STORE / "qwen2.5-coder-1.5b-instruct-q4_k_m" / "model.gguf"
+
+
+def test_real_llama_cpp_server(tmp_path):
+    if not GGUF.is_file():
+        pytest.skip(f"local LLM weights not materialised at {GGUF} (run the default workflow or bash install.sh)")
+    from clsd.generate.server import LlamaServer
+
+    store = ResponseStore(tmp_path / "store.sqlite")
+    settings = llm.Settings(model="qwen", template=TEMPLATE, max_attempts=2, concurrency=1, max_tokens=256)
+    with LlamaServer(GGUF, log_path=tmp_path / "server.log") as base_url:
+        gen = llm.Generator(settings, store, lambda: ChatClient(base_url=base_url, api_key="local", timeout=120, retries=1, requests_per_minute=None))
+        outcome = gen.one(0, "Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt.", "de")
+    assert store.count() == outcome.attempts >= 1
+    assert outcome.failure is None or "valid distractors" in outcome.failure
+    assert all(parse.detect_language(text) == "de" for text in outcome.distractors)
+    with pytest.raises(OSError):  # the server is gone
+        import urllib.request
+
+        urllib.request.urlopen(f"{base_url}/models", timeout=2)

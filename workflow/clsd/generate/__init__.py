@@ -1,0 +1,1 @@
+"""Distractor generators: an LLM behind any OpenAI-compatible endpoint, and a rule-based baseline."""

@@ -1,0 +1,193 @@
+"""LLM distractor generation: one request per sentence and language, stored before parsing, re-asked
+with a new attempt number while fewer than four valid distractors come back.
+
+Responses come from the store whenever the same request (model, messages, sampling parameters, attempt)
+was answered before, so a rerun, or a rerun after deleting results/, makes no request at all; the
+endpoint (and a local server) is only contacted when some request is missing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import polars as pl
+from tqdm import tqdm
+
+from clsd.datasets import LANGUAGE_NAMES, N_DISTRACTORS
+from clsd.generate.client import ChatClient
+from clsd.generate.parse import parse_answer
+from clsd.generate.store import Response, ResponseStore, request_key
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What is sent for every request (all of it is part of the request key)."""
+
+    model: str
+    template: str
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_tokens: int = 512
+    seed: int | None = None
+    max_attempts: int = 3
+    concurrency: int = 4
+
+    def sampling(self) -> dict[str, Any]:
+        params: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
+        if self.seed is not None:
+            params["seed"] = self.seed
+        return params
+
+
+def messages_for(template: str, lang: str, sentence: str) -> list[dict[str, str]]:
+    """The paper's single user message: the prompt in the target language's name, then the sentence."""
+    content = template.rstrip("\n").replace("{language}", LANGUAGE_NAMES[lang]).replace("{sentence}", sentence)
+    return [{"role": "user", "content": content}]
+
+
+@dataclass
+class Outcome:
+    """Result of one (item, language): four distractors, or a failure reason."""
+
+    id: int
+    lang: str
+    distractors: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    failure: str | None = None
+    rejects: Counter = field(default_factory=Counter)
+    attempts: int = 0
+
+
+@dataclass
+class Tally:
+    """Counters for the generation report (thread-safe increments)."""
+
+    cache_hits: int = 0
+    new_responses: int = 0
+    new_prompt_tokens: int = 0
+    new_completion_tokens: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, **counts: int) -> None:
+        with self.lock:
+            for name, value in counts.items():
+                setattr(self, name, getattr(self, name) + value)
+
+
+class Generator:
+    """Generates distractors for many sentences of one language with bounded concurrency."""
+
+    def __init__(self, settings: Settings, store: ResponseStore, connect: Callable[[], ChatClient]) -> None:
+        self.settings = settings
+        self.store = store
+        self._connect = connect
+        self._client: ChatClient | None = None
+        self._client_lock = threading.Lock()
+        self.tally = Tally()
+
+    @property
+    def client(self) -> ChatClient:
+        """The endpoint client, connected (and a local server started) on first need only."""
+        with self._client_lock:
+            if self._client is None:
+                self._client = self._connect()
+            return self._client
+
+    def response(self, messages: list[dict[str, str]], attempt: int) -> Response:
+        """The stored response of this request, or a new one, stored before anything parses it."""
+        params = self.settings.sampling()
+        key = request_key(self.settings.model, messages, params, attempt)
+        stored = self.store.get(key)
+        if stored is not None:
+            self.tally.add(cache_hits=1)
+            return stored
+        completion = self.client.complete(self.settings.model, messages, params)
+        response = Response(key, self.settings.model, messages, params, attempt, completion.text, completion.finish_reason,
+                            completion.prompt_tokens, completion.completion_tokens, completion.latency_s)
+        self.store.put(response)
+        self.tally.add(new_responses=1, new_prompt_tokens=completion.prompt_tokens or 0,
+                       new_completion_tokens=completion.completion_tokens or 0)
+        return response
+
+    def one(self, item_id: int, sentence: str, lang: str) -> Outcome:
+        """Ask until four valid distractors came back or the attempts are used up."""
+        outcome = Outcome(item_id, lang)
+        messages = messages_for(self.settings.template, lang, sentence)
+        for attempt in range(self.settings.max_attempts):
+            outcome.attempts = attempt + 1
+            response = self.response(messages, attempt)
+            parsed = parse_answer(response.text, sentence, lang)
+            outcome.rejects.update(reason for _, reason in parsed.rejected)
+            if len(parsed.accepted) < N_DISTRACTORS:
+                outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid numbered sentences
+            for text in parsed.accepted:
+                if len(outcome.distractors) < N_DISTRACTORS and text not in outcome.distractors:
+                    outcome.distractors.append(text)
+                    outcome.keys.append(response.key)
+            if len(outcome.distractors) == N_DISTRACTORS:
+                return outcome
+        outcome.failure = (
+            f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"
+            f" (rejected: {dict(outcome.rejects) or 'none'})"
+        )
+        return outcome
+
+    def run(self, items: list[tuple[int, str]], lang: str) -> list[Outcome]:
+        """All items of one language, in input order."""
+        with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
+            futures = [pool.submit(self.one, item_id, text, lang) for item_id, text in items]
+            return [f.result() for f in tqdm(futures, desc=f"generate {lang}", unit="item")]
+
+
+def distractor_table(outcomes: list[Outcome], generator: str) -> pl.DataFrame:
+    """Distractor rows (id, lang, k, text, generator, source = request key) of the successful items."""
+    rows = [
+        {"id": o.id, "lang": o.lang, "k": k, "text": text, "generator": generator, "source": key}
+        for o in outcomes
+        if o.failure is None
+        for k, (text, key) in enumerate(zip(o.distractors, o.keys), start=1)
+    ]
+    schema = {"id": pl.Int64, "lang": pl.String, "k": pl.Int64, "text": pl.String, "generator": pl.String, "source": pl.String}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices: dict[str, float | None]) -> dict[str, Any]:
+    """Requests, cache hits, retries, rejects by reason, failures, tokens and estimated cost of a run."""
+    tally, client = generator.tally, generator._client
+    rejects = sum((o.rejects for o in outcomes), Counter())
+    cost = None
+    if prices.get("prompt_per_1k") is not None and prices.get("completion_per_1k") is not None:
+        cost = tally.new_prompt_tokens / 1000 * prices["prompt_per_1k"] + tally.new_completion_tokens / 1000 * prices["completion_per_1k"]
+    return {
+        "items": len(outcomes),
+        "generated": sum(o.failure is None for o in outcomes),
+        "failed": [{"id": o.id, "lang": o.lang, "reason": o.failure} for o in outcomes if o.failure],
+        "attempts": sum(o.attempts for o in outcomes),
+        "cache_hits": tally.cache_hits,
+        "new_responses": tally.new_responses,
+        "http_requests": client.requests if client else 0,
+        "retries": client.retried if client else 0,
+        "rejects": dict(rejects),
+        "new_prompt_tokens": tally.new_prompt_tokens,
+        "new_completion_tokens": tally.new_completion_tokens,
+        "estimated_cost": cost,
+        "seconds": round(seconds, 2),
+    }
+
+
+def generate(items: list[tuple[int, str]], lang: str, generator: Generator, prices: dict[str, float | None], label: str) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Run one language and return its distractor table and report."""
+    start = time.perf_counter()
+    outcomes = generator.run(items, lang)
+    result = report(outcomes, generator, time.perf_counter() - start, prices)
+    for failure in result["failed"]:
+        log.warning("item %s (%s) failed: %s", failure["id"], failure["lang"], failure["reason"])
+    return distractor_table(outcomes, label), result

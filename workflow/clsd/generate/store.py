@@ -1,0 +1,103 @@
+"""The LLM response store: one SQLite row per request, written before the response is parsed.
+
+Paid responses must never be lost or bought twice: rows are keyed by a hash of model + full messages +
+sampling parameters + attempt number, the database runs in WAL mode and every response is committed in
+its own transaction, so a `kill -9` at any point leaves a consistent file and a rerun asks only for what
+was in flight. The API key is never part of a row or a key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    messages TEXT NOT NULL,
+    params TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    finish_reason TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    latency_s REAL,
+    created_at TEXT NOT NULL
+)
+"""
+
+
+def request_key(model: str, messages: list[dict[str, str]], params: dict[str, Any], attempt: int) -> str:
+    """Stable key of one request: sha256 of its canonical JSON."""
+    payload = json.dumps({"model": model, "messages": messages, "params": params, "attempt": attempt}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Response:
+    """One stored chat completion."""
+
+    key: str
+    model: str
+    messages: list[dict[str, str]]
+    params: dict[str, Any]
+    attempt: int
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_s: float | None
+    created_at: str = ""
+
+
+class ResponseStore:
+    """Thread-safe durable store of responses (SQLite, WAL, one transaction per response)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(SCHEMA)
+
+    def get(self, key: str) -> Response | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT key, model, messages, params, attempt, text, finish_reason, prompt_tokens, completion_tokens,"
+                " latency_s, created_at FROM responses WHERE key = ?",
+                (key,),
+            ).fetchone()
+        if row is None:
+            return None
+        return Response(row[0], row[1], json.loads(row[2]), json.loads(row[3]), *row[4:])
+
+    def put(self, response: Response) -> None:
+        """Commit one response (a second write of the same key is ignored: the first answer is kept)."""
+        record = asdict(response) | {"created_at": response.created_at or datetime.now(timezone.utc).isoformat()}
+        record["messages"] = json.dumps(response.messages, ensure_ascii=False)
+        record["params"] = json.dumps(response.params, sort_keys=True)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "INSERT OR IGNORE INTO responses VALUES (:key, :model, :messages, :params, :attempt, :text,"
+                " :finish_reason, :prompt_tokens, :completion_tokens, :latency_s, :created_at)",
+                record,
+            )
+            self._db.execute("COMMIT")
+
+    def count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
