@@ -27,6 +27,29 @@ config.update(clsd.config.validate(config))
 include: "rules/common.smk"
 
 
+# Small, fast rules run on the submitting host: on a cluster only embedding, translation, conversion and
+# generation jobs are submitted, so scheduling overhead does not dominate.
+localrules:
+    all,
+    parallel,
+    distractors,
+    rule_distractors,
+    candidates,
+    pivot_candidates,
+    materialise_model,
+    score,
+    mteb_json,
+    table2,
+    table3,
+    single_word_pairs,
+    shifts,
+    shift_figures,
+    correlations,
+    examples,
+    pivot_failures,
+    distractor_stats,
+
+
 wildcard_constraints:
     dataset=alternatives(config["datasets"]),
     model=alternatives(config["models"]),

@@ -6,7 +6,6 @@ rule materialise_model:
         "results/models/{recipe}.json",
     log:
         "results/logs/materialise_model/{recipe}.log",
-    localrule: True
     conda:
         "../envs/data.yaml"
     params:

@@ -21,7 +21,7 @@ from fault_server import FaultServer, distractors_for
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 
 
-def generator(server: FaultServer, store: ResponseStore, *, timeout: float = 1.0, attempts: int = 3, concurrency: int = 4) -> llm.Generator:
+def generator(server: FaultServer, store: ResponseStore, *, timeout: float = 3.0, attempts: int = 3, concurrency: int = 4) -> llm.Generator:
     settings = llm.Settings(model="fault", template=TEMPLATE, max_attempts=attempts, concurrency=concurrency)
     return llm.Generator(settings, store, lambda: ChatClient(base_url=server.base_url, api_key="test-key", timeout=timeout,
                                                              retries=4, requests_per_minute=None, backoff_initial=0.05, backoff_max=0.2))
@@ -40,7 +40,7 @@ def item(letter: str) -> str:
 def test_faults_cost_exactly_the_minimum_requests_and_a_rerun_costs_none(tmp_path):
     plans = {f"Stadtrat {letter} ": list(steps) for letter, steps in SENTENCES.items()}
     items = [(i, item(letter)) for i, letter in enumerate(SENTENCES)]
-    with FaultServer(plans=plans, hang_seconds=3.0, retry_after="1") as server:
+    with FaultServer(plans=plans, hang_seconds=8.0, retry_after="1") as server:
         store = ResponseStore(tmp_path / "store.sqlite")
         table, report = llm.generate(items, "de", generator(server, store), {"prompt_per_1k": 0.03, "completion_per_1k": 0.06}, "llm:fault")
         minimum = sum(len(steps) for steps in SENTENCES.values())

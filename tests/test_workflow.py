@@ -166,6 +166,17 @@ def test_adding_a_model_schedules_only_its_jobs(workdir, minilm_folder):
     assert meta["model"]["applied_prefix"] == "query: "
 
 
+def test_changing_a_prefix_reruns_only_that_model(workdir):
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    assert "minilm-query" in config["models"]  # added by the previous test
+    config["models"]["minilm-query"]["prefix"] = "passage: "
+    write_config(workdir, config)
+    jobs = planned_jobs(workdir)
+    assert {w["model"] for rule, w in jobs if "model" in w} == {"minilm-query"}
+    assert {rule for rule, w in jobs if "model" in w} == {"embed", "score", "mteb_json", "shifts"}
+    assert not [rule for rule, _ in jobs if rule in ("parallel", "distractors", "candidates", "single_word_pairs")]
+
+
 def test_bad_csv_fails_before_any_embedding(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text(SAMPLE.read_text(encoding="utf-8").replace("fr_adv3", "fr_adv_3", 1), encoding="utf-8")
