@@ -200,18 +200,25 @@ def distractors_from_published(
 
 
 def check_same_pairs(parallel: pl.DataFrame, published: pl.DataFrame, languages: list[str], path: str | Path) -> None:
-    """Fail unless a published CSV holds exactly the pairs of `parallel`, in the same order."""
-    if parallel.height != published.height:
+    """Fail unless a published CSV holds the first pairs of `parallel` (all of them, or a head), in order.
+
+    A head (e.g. the first 50 items of a published set) is accepted so that a selection from the raw corpus
+    can be checked against a sample; the items beyond it get no distractors and are left out of scoring.
+    """
+    if published.height > parallel.height:
         raise InputError(
             f"has {published.height} items but the dataset's corpus selection has {parallel.height}", path=path
         )
+    if published.height < parallel.height:
+        log.warning("%s covers the first %d of %d selected items", path, published.height, parallel.height)
+    head = parallel.head(published.height)
     for lang in languages:
         column = PUBLISHED_LANG_COLUMNS[lang]
-        differs = (parallel[lang] != published[column]).arg_true()
+        differs = (head[lang] != published[column]).arg_true()
         if len(differs):
             row = int(differs[0])
             raise InputError(
-                f"text differs from the corpus item {row} ({parallel[lang][row]!r})",
+                f"text differs from the corpus item {row} ({head[lang][row]!r})",
                 path=path,
                 row=int(published["row"][row]),
                 field=column,

@@ -15,7 +15,8 @@ languages = snakemake.params.languages
 distractors = [read_table(path) for path in snakemake.input.distractors]
 parallel, dropped = candidates.complete_items(read_table(snakemake.input.parallel), distractors, languages, N_DISTRACTORS)
 if dropped:
-    logging.warning("%d item(s) lack %d distractors in every language and are left out: %s", len(dropped), N_DISTRACTORS, dropped)
+    shown = ", ".join(map(str, dropped[:20])) + (", ..." if len(dropped) > 20 else "")
+    logging.warning("%d item(s) lack %d distractors in every language and are left out: %s", len(dropped), N_DISTRACTORS, shown)
 table = candidates.build(parallel, [d.filter(d["id"].is_in(parallel["id"].implode())) for d in distractors], languages)
 write_table(
     table,
