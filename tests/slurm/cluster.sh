@@ -50,6 +50,10 @@ CONF
 }
 
 start() {
+    if [ -f "$CONF" ] && SLURM_CONF="$CONF" sinfo -h -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)$'; then
+        echo "SLURM already running: SLURM_CONF=$CONF (left as it is)"
+        return 0
+    fi
     write_conf
     : >"$DIR/started"
     if ! (munge -n | unmunge) >/dev/null 2>&1; then
