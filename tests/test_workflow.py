@@ -143,6 +143,14 @@ def test_analysis_outputs(workdir):
     assert stats["distractors"].to_list() == [88, 88, 88, 88, 176, 176]
 
 
+def test_html_report_holds_every_table_and_figure(workdir):
+    snakemake(workdir, "--report", str(workdir / "report.html"))
+    html = (workdir / "report.html").read_text(encoding="utf-8")
+    for name in ("table2.md", "table3.md", "table5.md", "correlations.md", "x_change.png", "m_change.png"):
+        assert name in html
+    assert "successful distractor" in html and "bootstrap" in html  # captions say how it was computed
+
+
 def test_unchanged_rerun_plans_nothing(workdir):
     assert planned_jobs(workdir) == []
 
