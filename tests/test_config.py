@@ -1,6 +1,8 @@
 """Config schema and semantic checks: defaults filled in, every rejection names the key."""
 
 import copy
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import yaml
@@ -84,8 +86,47 @@ def test_offline_hub_model_that_is_not_cached(tmp_path, monkeypatch):
         cfg.validate(config)
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "config/paper.yaml", "config/wmt-local.yaml"])
-def test_shipped_configs_validate(name, monkeypatch):
+class FakeHub(BaseHTTPRequestHandler):
+    """/api/models/<id>: 200 for ids starting with a known organisation, 404 otherwise."""
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        known = ("/api/models/intfloat/", "/api/models/Alibaba-NLP/", "/api/models/sentence-transformers/", "/api/models/facebook/")
+        self.send_response(200 if self.path.startswith(known) else 404)
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fake_hub(monkeypatch, tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    yield
+    server.shutdown()
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "config/paper.yaml", "config/wmt-local.yaml"])
+def test_shipped_configs_validate(name, fake_hub):
     config = cfg.validate(yaml.safe_load((ROOT / name).read_text()))
     assert config["models"] and config["datasets"]
+
+
+def test_unknown_hub_model_is_rejected_at_start(fake_hub):
+    config = with_change(["models", "m"], {"name": "nobody/no-such-model", "source": "hub"})
+    with pytest.raises(InputError, match=r"models\.m\.name: the Hugging Face hub has no model 'nobody/no-such-model'"):
+        cfg.validate(config)
+
+
+def test_unreachable_hub_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # discard port: nothing listens
+    config = with_change(["pivot"], {"backend": "transformers", "model": "facebook/m2m100_1.2B"})
+    with pytest.raises(InputError, match=r"pivot\.model: 'facebook/m2m100_1\.2B' is not in the local Hugging Face cache and the hub is unreachable"):
+        cfg.validate(config)

