@@ -58,15 +58,21 @@ def normaliser(parallel: list[np.ndarray], unrelated: list[np.ndarray]) -> dict[
 
 def pair_shifts(pairs: pl.DataFrame, table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, languages: list[str], n: float) -> pl.DataFrame:
     """Cross-lingual and monolingual shifts of single-word pairs (the source is the item's other language)."""
-    x, m = [], []
-    for row in pairs.iter_rows(named=True):
-        lang, other = row["lang"], next(l for l in languages if l != row["lang"])
-        s = vectors(table, embeddings, prefix, other, 0, [row["id"]])[0]
-        t = vectors(table, embeddings, prefix, lang, 0, [row["id"]])[0]
-        d = vectors(table, embeddings, prefix, lang, row["k"], [row["id"]])[0]
-        x.append((float(s @ d) - float(s @ t)) / n)
-        m.append((float(t @ d) - 1.0) / n)
-    return pairs.with_columns(pl.Series("x_shift", x, dtype=pl.Float64), pl.Series("m_shift", m, dtype=pl.Float64))
+    texts = {(i, lang, slot): text for i, lang, slot, text in table.select("id", "lang", "slot", "text").iter_rows()}
+    other = {lang: next(l for l in languages if l != lang) for lang in languages}
+    rows = pairs.select("id", "lang", "k").rows()
+
+    def embedded(keys: list[tuple[int, str, int]]) -> np.ndarray:
+        return normalise(lookup(embeddings, [text_key(prefix, texts[key]) for key in keys]))
+
+    s = embedded([(i, other[lang], 0) for i, lang, _ in rows])
+    t = embedded([(i, lang, 0) for i, lang, _ in rows])
+    d = embedded([(i, lang, k) for i, lang, k in rows])
+    cos_sd, cos_st, cos_td = (np.einsum("nd,nd->n", a, b) for a, b in ((s, d), (s, t), (t, d)))
+    return pairs.with_columns(
+        pl.Series("x_shift", (cos_sd - cos_st) / n, dtype=pl.Float64),
+        pl.Series("m_shift", (cos_td - 1.0) / n, dtype=pl.Float64),
+    )
 
 
 def bootstrap_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float, float]:
