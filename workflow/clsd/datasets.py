@@ -135,10 +135,15 @@ def fetch(path_or_url: str, cache_dir: str | Path) -> Path:
     return target
 
 
+def slot_columns(lang: str) -> list[str]:
+    """Published-CSV columns of `lang` by slot: the original sentence (slot 0), then distractors 1..4."""
+    return [PUBLISHED_LANG_COLUMNS[lang]] + [f"{lang}_adv{k}" for k in range(1, N_DISTRACTORS + 1)]
+
+
 def published_columns(languages: list[str]) -> list[str]:
     """The columns a published-format CLSD CSV must have for `languages`."""
     names = ["Index"] + [PUBLISHED_LANG_COLUMNS[lang] for lang in languages]
-    return names + [f"{lang}_adv{k}" for lang in languages for k in range(1, N_DISTRACTORS + 1)]
+    return names + [column for lang in languages for column in slot_columns(lang)[1:]]
 
 
 def read_published_csv(path: str | Path, languages: list[str]) -> pl.DataFrame:
@@ -188,7 +193,7 @@ def distractors_from_published(
             pl.col("Index").alias("id"),
             pl.lit(lang).alias("lang"),
             pl.lit(k, dtype=pl.Int64).alias("k"),
-            pl.col(f"{lang}_adv{k}").alias("text"),
+            pl.col(slot_columns(lang)[k]).alias("text"),
         )
         for k in range(1, N_DISTRACTORS + 1)
     ]

@@ -12,6 +12,8 @@ import numpy as np
 import polars as pl
 from rapidfuzz.distance import Indel
 
+from clsd.io import read_table
+
 #: Right-open bin edges of the paper's Table 3, high to low as printed there.
 BINS: list[tuple[float, float]] = [(0.9, 0.999), (0.8, 0.9), (0.7, 0.8), (0.6, 0.7), (0.3, 0.6)]
 
@@ -40,6 +42,18 @@ def successful_distractors(scores: pl.DataFrame) -> pl.DataFrame:
     matrix = failed.select(columns).to_numpy()
     best = np.argmax(matrix, axis=1) + 1 if len(failed) else np.array([], dtype=np.int64)
     return failed.select("id", "direction").with_columns(pl.Series("k", best, dtype=pl.Int64))
+
+
+def successful_of(entries: list[dict[str, str]], score_paths: list[str]) -> pl.DataFrame:
+    """Successful distractors of every score file: model, dataset, id, direction, k and target `lang`.
+
+    `entries[i]` names the model label and dataset of `score_paths[i]`.
+    """
+    frames = [
+        successful_distractors(read_table(path)).with_columns(pl.lit(entry["model"]).alias("model"), pl.lit(entry["dataset"]).alias("dataset"))
+        for entry, path in zip(entries, score_paths)
+    ]
+    return pl.concat(frames).with_columns(pl.col("direction").str.split("-").list.get(1).alias("lang"))
 
 
 def with_similarity(pairs: pl.DataFrame, candidates: pl.DataFrame) -> pl.DataFrame:

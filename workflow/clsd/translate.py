@@ -7,7 +7,6 @@ released with the CLSD sets). Every translation row is keyed by the sha256 of th
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from dataclasses import dataclass
@@ -17,8 +16,8 @@ from typing import Any, Callable
 import polars as pl
 from tqdm import tqdm
 
-from clsd.datasets import PUBLISHED_LANG_COLUMNS, N_DISTRACTORS
-from clsd.embed import resolve_device
+from clsd.datasets import slot_columns
+from clsd.embed import resolve_device, text_key
 from clsd.errors import InputError
 
 log = logging.getLogger(__name__)
@@ -53,8 +52,13 @@ class TranslatorSpec:
 
 
 def text_id(text: str) -> str:
-    """Key of a translation row: sha256 of the source text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """Key of a translation row: sha256 of the source text (an embedding key without a prefix)."""
+    return text_key("", text)
+
+
+def keyed(table: pl.DataFrame) -> pl.DataFrame:
+    """A (lang, text, english) table as the translation file's columns, keyed by `text_id`."""
+    return table.select(pl.col("text").map_elements(text_id, return_dtype=pl.String).alias("text_id"), "lang", "text", "english")
 
 
 def length_sorted_batches(texts: list[str], batch_size: int) -> list[list[int]]:
@@ -163,16 +167,14 @@ def translate_candidates(candidates: pl.DataFrame, translate: Callable[[list[str
         if len(english) != len(texts):
             raise RuntimeError(f"{lang}: {len(texts)} texts but {len(english)} translations")
         parts.append(pl.DataFrame({"lang": lang, "text": texts, "english": english}))
-    table = pl.concat(parts)
-    return table.select(pl.col("text").map_elements(text_id, return_dtype=pl.String).alias("text_id"), "lang", "text", "english")
+    return keyed(pl.concat(parts))
 
 
 def published_translations(candidates: pl.DataFrame, published: pl.DataFrame, languages: list[str], path: str | Path) -> pl.DataFrame:
     """Translation table from a published English-pivot CSV (same layout, every cell in English)."""
     cells = []
     for lang in languages:
-        columns = [PUBLISHED_LANG_COLUMNS[lang]] + [f"{lang}_adv{k}" for k in range(1, N_DISTRACTORS + 1)]
-        for slot, column in enumerate(columns):
+        for slot, column in enumerate(slot_columns(lang)):
             cells.append(
                 published.select(pl.col("Index").alias("id"), pl.lit(lang).alias("lang"),
                                  pl.lit(slot, dtype=pl.Int64).alias("slot"), pl.col(column).alias("english"))
@@ -183,8 +185,7 @@ def published_translations(candidates: pl.DataFrame, published: pl.DataFrame, la
     if missing.height:
         first = missing.row(0, named=True)
         raise InputError(f"no English for item {first['id']} ({first['lang']}, slot {first['slot']})", path=path)
-    table = joined.select("lang", "text", "english").unique(subset=["lang", "text"], keep="first", maintain_order=True)
-    return table.select(pl.col("text").map_elements(text_id, return_dtype=pl.String).alias("text_id"), "lang", "text", "english")
+    return keyed(joined.select("lang", "text", "english").unique(subset=["lang", "text"], keep="first", maintain_order=True))
 
 
 def pivot_candidates(candidates: pl.DataFrame, translations: pl.DataFrame) -> pl.DataFrame:

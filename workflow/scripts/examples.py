@@ -1,19 +1,10 @@
 """Rule `examples`: a seeded sample of successful distractors with the models they tricked (paper Table 5)."""
 
-import polars as pl
-
 from clsd import examples, logs, render, table3
 from clsd.io import read_table
 
 logs.to_file(snakemake.log[0])
 candidates = {d: read_table(p) for d, p in zip(snakemake.params.datasets, snakemake.input.candidates)}
-successful = pl.concat(
-    [
-        table3.successful_distractors(read_table(path)).with_columns(
-            pl.lit(entry["model"]).alias("model"), pl.lit(entry["dataset"]).alias("dataset")
-        )
-        for entry, path in zip(snakemake.params.entries, snakemake.input.scores)
-    ]
-)
+successful = table3.successful_of(snakemake.params.entries, snakemake.input.scores)
 sample = examples.table5(examples.tricked(successful, candidates), snakemake.params.n, snakemake.params.seed)
 render.write(sample, snakemake.output.md, snakemake.output.tex)
