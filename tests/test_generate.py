@@ -21,8 +21,10 @@ from fault_server import FaultServer, distractors_for
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 
 
-def generator(server: FaultServer, store: ResponseStore, *, timeout: float = 3.0, attempts: int = 3, concurrency: int = 4) -> llm.Generator:
-    settings = llm.Settings(model="fault", template=TEMPLATE, max_attempts=attempts, concurrency=concurrency)
+def generator(server: FaultServer, store: ResponseStore, *, timeout: float = 3.0, attempts: int = 3, concurrency: int = 4,
+              endpoint: str | None = None) -> llm.Generator:
+    settings = llm.Settings(model="fault", template=TEMPLATE, endpoint=endpoint or server.base_url, max_attempts=attempts,
+                            concurrency=concurrency)
     return llm.Generator(settings, store, lambda: ChatClient(base_url=server.base_url, api_key="test-key", timeout=timeout,
                                                              retries=4, requests_per_minute=None, backoff_initial=0.05, backoff_max=0.2))
 
@@ -47,7 +49,8 @@ def test_faults_cost_exactly_the_minimum_requests_and_a_rerun_costs_none(tmp_pat
         assert len(server.seen) == minimum == 16
         # every item generated or failed with its reason
         assert sorted(table["id"].unique()) == [0, 1, 2, 3, 4, 5, 7]
-        assert [f["id"] for f in report["failed"]] == [6] and "wrong_language" in report["failed"][0]["reason"]
+        assert report["failed"] == [{"id": 6, "lang": "de", "reason": "0 valid distractors after 3 attempts",
+                                     "rejected": {"wrong_language": 12, "short_answer": 3}}]
         assert report["rejects"]["wrong_language"] == 12
         assert report["rejects"]["short_answer"] == 4  # E's three-item answer and G's three English ones
         assert report["new_responses"] == 11  # transport failures store nothing; 11 answers were paid for
@@ -104,6 +107,44 @@ def test_kill_9_mid_run_loses_nothing_and_duplicates_nothing(tmp_path):
         assert len(server.seen) <= n + concurrency
     db = sqlite3.connect(store_path)
     assert db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM responses").fetchone() == (n, n)
+
+
+def test_identical_requests_in_flight_are_sent_once(tmp_path):
+    sentence = item("R")  # the published sets repeat sentences: three items, one sentence
+    with FaultServer(latency=0.5) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        table, report = llm.generate([(0, sentence), (1, item("S")), (2, sentence), (3, sentence)], "de",
+                                     generator(server, store, concurrency=4), {}, "llm:fault")
+        assert len(server.requests_for("Stadtrat R ")) == 1 and len(server.seen) == 2
+        assert report["new_responses"] == 2 and report["shared_in_flight"] == 2
+        texts = {i: table.filter(table["id"] == i)["text"].to_list() for i in (0, 2, 3)}
+        assert texts[0] == texts[2] == texts[3] == distractors_for(sentence, "German")
+
+
+def test_the_endpoint_is_part_of_the_request_key(tmp_path):
+    """The same model name behind another endpoint (or another GGUF file) is asked again, not answered from the store."""
+    with FaultServer() as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        for endpoint in ("https://api.example.org/v1", "gguf:" + "a" * 64, "gguf:" + "b" * 64, "gguf:" + "a" * 64):
+            llm.generate([(0, item("K"))], "de", generator(server, store, endpoint=endpoint), {}, "llm:fault")
+        assert len(server.seen) == 3 and store.count() == 3
+
+
+def test_a_store_from_before_endpoint_keys_opens_and_its_rows_are_not_reused(tmp_path):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, messages TEXT NOT NULL, params TEXT NOT NULL,"
+               " attempt INTEGER NOT NULL, text TEXT NOT NULL, finish_reason TEXT, prompt_tokens INTEGER, completion_tokens INTEGER,"
+               " latency_s REAL, created_at TEXT NOT NULL)")
+    db.execute("INSERT INTO responses VALUES ('k0', 'fault', '[]', '{}', 0, '1. x', 'stop', 1, 1, 0.1, '2026-01-01')")
+    db.commit()
+    db.close()
+    store = ResponseStore(path)
+    assert store.count() == 1 and store.unkeyed() == 1
+    with FaultServer() as server:
+        llm.generate([(0, item("L"))], "de", generator(server, store), {}, "llm:fault")
+        assert len(server.seen) == 1
+    assert store.count() == 2 and store.unkeyed() == 1
 
 
 # ---- parsing -------------------------------------------------------------------------------------
@@ -177,12 +218,16 @@ def test_real_llama_cpp_server(tmp_path):
     from clsd.generate.server import LlamaServer
 
     store = ResponseStore(tmp_path / "store.sqlite")
-    settings = llm.Settings(model="qwen", template=TEMPLATE, max_attempts=2, concurrency=1, max_tokens=256)
+    # greedy decoding: the paper's prompt gets four numbered German sentences from this model
+    settings = llm.Settings(model="qwen", template=TEMPLATE, endpoint="gguf:test", temperature=0.0, max_attempts=3,
+                            concurrency=1, max_tokens=256)
+    original = "Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt."
     with LlamaServer(GGUF, log_path=tmp_path / "server.log") as base_url:
         gen = llm.Generator(settings, store, lambda: ChatClient(base_url=base_url, api_key="local", timeout=120, retries=1, requests_per_minute=None))
-        outcome = gen.one(0, "Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt.", "de")
+        outcome = gen.one(0, original, "de")
+    assert outcome.failure is None, outcome.failure
     assert store.count() == outcome.attempts >= 1
-    assert outcome.failure is None or "valid distractors" in outcome.failure
+    assert len(outcome.distractors) == 4 and original not in outcome.distractors
     assert all(parse.detect_language(text) == "de" for text in outcome.distractors)
     with pytest.raises(OSError):  # the server is gone
         import urllib.request

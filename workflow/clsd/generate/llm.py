@@ -1,8 +1,8 @@
 """LLM distractor generation: one request per sentence and language, stored before parsing, re-asked
 with a new attempt number while fewer than four valid distractors come back.
 
-Responses come from the store whenever the same request (model, messages, sampling parameters, attempt)
-was answered before, so a rerun, or a rerun after deleting results/, makes no request at all; the
+Responses come from the store whenever the same request (endpoint, model, messages, sampling parameters,
+attempt) was answered before, so a rerun, or a rerun after deleting results/, makes no request at all; the
 endpoint (and a local server) is only contacted when some request is missing.
 """
 
@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -22,6 +22,7 @@ from tqdm import tqdm
 from clsd.datasets import LANGUAGE_NAMES, N_DISTRACTORS
 from clsd.generate.client import ChatClient
 from clsd.generate.parse import parse_answer
+from clsd.text import normalise
 from clsd.generate.store import Response, ResponseStore, request_key
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ class Settings:
 
     model: str
     template: str
+    endpoint: str
     temperature: float = 1.0
     top_p: float = 1.0
     max_tokens: int = 512
@@ -71,6 +73,7 @@ class Tally:
     """Counters for the generation report (thread-safe increments)."""
 
     cache_hits: int = 0
+    shared_in_flight: int = 0
     new_responses: int = 0
     new_prompt_tokens: int = 0
     new_completion_tokens: int = 0
@@ -91,6 +94,8 @@ class Generator:
         self._connect = connect
         self._client: ChatClient | None = None
         self._client_lock = threading.Lock()
+        self._in_flight: dict[str, Future] = {}
+        self._in_flight_lock = threading.Lock()
         self.tally = Tally()
 
     @property
@@ -102,16 +107,43 @@ class Generator:
             return self._client
 
     def response(self, messages: list[dict[str, str]], attempt: int) -> Response:
-        """The stored response of this request, or a new one, stored before anything parses it."""
+        """The stored response of this request, or a new one, stored before anything parses it.
+
+        Identical requests in flight at the same time (repeated sentences) are sent once: later callers wait
+        for the first one's response.
+        """
         params = self.settings.sampling()
-        key = request_key(self.settings.model, messages, params, attempt)
+        key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
         stored = self.store.get(key)
         if stored is not None:
             self.tally.add(cache_hits=1)
             return stored
+        with self._in_flight_lock:
+            pending = self._in_flight.get(key)
+            if pending is None:
+                self._in_flight[key] = owned = Future()
+        if pending is not None:
+            self.tally.add(shared_in_flight=1)
+            return pending.result()
+        try:
+            response = self.store.get(key)  # answered between the first look and taking ownership
+            if response is None:
+                response = self._ask(key, messages, params, attempt)
+            else:
+                self.tally.add(cache_hits=1)
+            owned.set_result(response)
+            return response
+        except BaseException as exc:
+            owned.set_exception(exc)
+            raise
+        finally:
+            with self._in_flight_lock:
+                del self._in_flight[key]
+
+    def _ask(self, key: str, messages: list[dict[str, str]], params: dict[str, Any], attempt: int) -> Response:
         completion = self.client.complete(self.settings.model, messages, params)
-        response = Response(key, self.settings.model, messages, params, attempt, completion.text, completion.finish_reason,
-                            completion.prompt_tokens, completion.completion_tokens, completion.latency_s)
+        response = Response(key, self.settings.endpoint, self.settings.model, messages, params, attempt, completion.text,
+                            completion.finish_reason, completion.prompt_tokens, completion.completion_tokens, completion.latency_s)
         self.store.put(response)
         self.tally.add(new_responses=1, new_prompt_tokens=completion.prompt_tokens or 0,
                        new_completion_tokens=completion.completion_tokens or 0)
@@ -129,15 +161,12 @@ class Generator:
             if len(parsed.accepted) < N_DISTRACTORS:
                 outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid numbered sentences
             for text in parsed.accepted:
-                if len(outcome.distractors) < N_DISTRACTORS and text not in outcome.distractors:
+                if len(outcome.distractors) < N_DISTRACTORS and normalise(text) not in map(normalise, outcome.distractors):
                     outcome.distractors.append(text)
                     outcome.keys.append(response.key)
             if len(outcome.distractors) == N_DISTRACTORS:
                 return outcome
-        outcome.failure = (
-            f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"
-            f" (rejected: {dict(outcome.rejects) or 'none'})"
-        )
+        outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"
         return outcome
 
     def run(self, items: list[tuple[int, str]], lang: str) -> list[Outcome]:
@@ -169,9 +198,10 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
     return {
         "items": len(outcomes),
         "generated": sum(o.failure is None for o in outcomes),
-        "failed": [{"id": o.id, "lang": o.lang, "reason": o.failure} for o in outcomes if o.failure],
+        "failed": [{"id": o.id, "lang": o.lang, "reason": o.failure, "rejected": dict(o.rejects)} for o in outcomes if o.failure],
         "attempts": sum(o.attempts for o in outcomes),
         "cache_hits": tally.cache_hits,
+        "shared_in_flight": tally.shared_in_flight,
         "new_responses": tally.new_responses,
         "http_requests": client.requests if client else 0,
         "retries": client.retried if client else 0,
@@ -189,5 +219,5 @@ def generate(items: list[tuple[int, str]], lang: str, generator: Generator, pric
     outcomes = generator.run(items, lang)
     result = report(outcomes, generator, time.perf_counter() - start, prices)
     for failure in result["failed"]:
-        log.warning("item %s (%s) failed: %s", failure["id"], failure["lang"], failure["reason"])
+        log.warning("item %s (%s) failed: %s (rejected: %s)", failure["id"], failure["lang"], failure["reason"], failure["rejected"])
     return distractor_table(outcomes, label), result

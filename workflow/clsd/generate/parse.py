@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from clsd.text import normalise
+
 NUMBERED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?\(?(\d{1,2})\s*[.):\]]\s*(?:\*\*)?\s*(.*\S)\s*$")
 QUOTES = "\"'“”„«»‚‘’ "
 
@@ -32,11 +34,6 @@ def numbered_lines(answer: str) -> list[str]:
             text = match.group(2).replace("**", "").strip().strip(QUOTES).strip()
             items.append(text)
     return items
-
-
-def normalise(text: str) -> str:
-    """Comparison form: case-folded, whitespace collapsed, final punctuation dropped."""
-    return " ".join(text.casefold().split()).rstrip(".!?…")
 
 
 @lru_cache(maxsize=1)
