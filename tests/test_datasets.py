@@ -1,5 +1,8 @@
 """Corpora: the CLSD selection rule on the real WMT files, published CSV import, and bad-input errors."""
 
+import hashlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import polars as pl
@@ -18,8 +21,8 @@ def raw_wmt(year: str) -> dict[str, Path]:
 @pytest.mark.parametrize(("year", "n_raw", "n_selected"), [("2019", 1701, 1473), ("2021", 1026, 893)])
 def test_selection_reproduces_published_sets(year, n_raw, n_selected):
     require_shared()
-    spec = {"source": {"kind": "files", "files": raw_wmt(year)}, "select": {"lang": "de", "min_words": 9}}
-    frame, meta = datasets.build_parallel(spec, ["de", "fr"], "unused")
+    source = {"kind": "files", "files": raw_wmt(year)}
+    frame, meta = datasets.build_parallel(source, {"lang": "de", "min_words": 9}, ["de", "fr"], "unused")
     assert meta["selection"]["n_raw"] == n_raw
     assert frame.height == n_selected == meta["selection"]["n_selected"]
     assert frame["id"].to_list() == list(range(n_selected))
@@ -43,7 +46,7 @@ def test_check_same_pairs_accepts_published_and_names_first_difference():
     parallel = datasets.parallel_from_published(published, ["de", "fr"])
     datasets.check_same_pairs(parallel, published, ["de", "fr"], path)
     changed = parallel.with_columns(pl.when(pl.col("id") == 7).then(pl.lit("anders")).otherwise(pl.col("de")).alias("de"))
-    with pytest.raises(InputError, match=r"row 8, field 'German'"):
+    with pytest.raises(InputError, match=r"row 8 \(line 9\), field 'German'"):
         datasets.check_same_pairs(changed, published, ["de", "fr"], path)
     with pytest.raises(InputError, match="has 50 items but the dataset's corpus selection has 10"):
         datasets.check_same_pairs(parallel.head(10), published, ["de", "fr"], path)
@@ -117,8 +120,102 @@ def test_csv_empty_cell_is_named(tmp_path):
     header = ",".join(datasets.published_columns(["de", "fr"]))
     rows = ["0,fr,de,a,b,c,d,e,f,g,h", "1,fr,de,a,b,,d,e,f,g,h"]
     csv = write(tmp_path / "hole.csv", (header + "\n" + "\n".join(rows) + "\n").encode())
-    with pytest.raises(InputError, match=r"row 2, field 'de_adv3': empty cell"):
+    with pytest.raises(InputError, match=r"row 2 \(line 3\), field 'de_adv3': empty cell"):
         datasets.read_published_csv(csv, ["de", "fr"])
+
+
+def sample_lines() -> list[str]:
+    return (ROOT / "resources/sample/clsd_sample.csv").read_text(encoding="utf-8").splitlines()
+
+
+def test_blank_lines_and_byte_order_mark_are_not_data(tmp_path, caplog):
+    lines = sample_lines()
+    # the authors' English-pivot file has a blank line before its last row; Windows line ends and a BOM
+    text = "\ufeff" + "\r\n".join(lines[:-1] + ["", lines[-1]]) + "\r\n\r\n"
+    csv = write(tmp_path / "blank.csv", text.encode("utf-8"))
+    with caplog.at_level("INFO", logger="clsd.datasets"):
+        frame = datasets.read_published_csv(csv, ["de", "fr"])
+    expected = datasets.read_published_csv(ROOT / "resources/sample/clsd_sample.csv", ["de", "fr"])
+    assert frame.drop("line").equals(expected.drop("line"))
+    assert frame["line"][-1] == len(lines) + 1  # the last row sits after the blank line
+    assert "2 blank line(s) skipped" in caplog.text and "byte-order mark" in caplog.text
+
+
+def test_blank_line_in_a_published_pivot_file_is_skipped(tmp_path):
+    require_shared()
+    lines = (PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv").read_text(encoding="utf-8").splitlines()
+    csv = write(tmp_path / "MT_M2M.csv", "\n".join(lines[:-1] + ["", lines[-1]]).encode("utf-8"))
+    frame = datasets.read_published_csv(csv, ["de", "fr"])
+    assert frame["Index"].to_list() == list(range(50))
+
+
+def test_index_must_count_from_zero_in_file_order(tmp_path):
+    lines = sample_lines()
+    swapped = lines[:3] + [lines[4], lines[3]] + lines[5:]  # rows with Index 2 and 3 swapped
+    csv = write(tmp_path / "swapped.csv", "\n".join(swapped).encode("utf-8"))
+    with pytest.raises(InputError, match=r"swapped\.csv, row 3 \(line 4\), field 'Index': Index 3 where file order expects 2"):
+        datasets.read_published_csv(csv, ["de", "fr"])
+    one_based = [lines[0]] + [line.replace(f"{i},", f"{i + 1},", 1) for i, line in enumerate(lines[1:])]
+    csv = write(tmp_path / "one-based.csv", "\n".join(one_based).encode("utf-8"))
+    with pytest.raises(InputError, match=r"row 1 \(line 2\), field 'Index': Index 1 where file order expects 0"):
+        datasets.read_published_csv(csv, ["de", "fr"])
+
+
+def test_row_with_a_missing_field_names_its_line(tmp_path):
+    lines = sample_lines()
+    lines[5] = lines[5].rsplit(",", 1)[0]
+    csv = write(tmp_path / "short.csv", "\n".join(lines).encode("utf-8"))
+    with pytest.raises(InputError, match=r"short\.csv, line 6: 10 fields where the header has 11"):
+        datasets.read_published_csv(csv, ["de", "fr"])
+
+
+class Files(BaseHTTPRequestHandler):
+    """Serves {path: bytes} from the class attribute `files`; counts requests."""
+
+    files: dict[str, bytes] = {}
+    hits: list[str] = []
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        Files.hits.append(self.path)
+        body = self.files.get(self.path)
+        self.send_response(200 if body is not None else 404)
+        self.end_headers()
+        self.wfile.write(body or b"")
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def file_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Files)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    Files.files, Files.hits = {"/a/data.csv": b"first file", "/b/data.csv": b"second file"}, []
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_downloads_are_cached_by_url_not_by_file_name(tmp_path, file_server):
+    first = datasets.fetch(f"{file_server}/a/data.csv", tmp_path)
+    second = datasets.fetch(f"{file_server}/b/data.csv", tmp_path)
+    assert (first.read_bytes(), second.read_bytes()) == (b"first file", b"second file")
+    assert datasets.fetch(f"{file_server}/a/data.csv", tmp_path) == first and len(Files.hits) == 2  # cached
+
+
+def test_sha256_pin_is_checked_on_download_cache_and_local_files(tmp_path, file_server):
+    url = f"{file_server}/a/data.csv"
+    good = hashlib.sha256(b"first file").hexdigest()
+    with pytest.raises(InputError, match=f"does not match the pinned sha256 {'0' * 64}"):
+        datasets.fetch(url, tmp_path, "0" * 64)
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]  # a mismatching download is not kept
+    cached = datasets.fetch(url, tmp_path, good)
+    cached.write_bytes(b"changed behind our back")
+    with pytest.raises(InputError, match="does not match the pinned sha256"):
+        datasets.fetch(url, tmp_path, good)
+    local = write(tmp_path / "local.csv", b"first file")
+    assert datasets.fetch(str(local), tmp_path, good) == local
+    with pytest.raises(InputError, match=r"local\.csv: sha256 .* does not match"):
+        datasets.fetch(str(local), tmp_path, "f" * 64)
 
 
 def test_unknown_sacrebleu_test_set_is_a_clear_error(tmp_path, monkeypatch):

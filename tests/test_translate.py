@@ -96,3 +96,31 @@ def test_published_translations_map_cells_positionally():
 
 def test_clean_removes_language_tokens():
     assert translate.clean("__en__ Hello  __fr__world") == "Hello world"
+
+
+def test_a_batch_returning_another_count_stops_the_job():
+    texts = ["a", "bb", "ccc", "dddd", "eeeee"]
+    assert translate.run_batches(texts, 2, lambda batch: [t.upper() for t in batch], "de→en") == [t.upper() for t in texts]
+    # longest first: batches (eeeee, dddd), (ccc, bb), (a)
+    with pytest.raises(RuntimeError, match=r"de→en: batch 2 \(2 texts, first 'ccc'\) returned 1 translations"):
+        translate.run_batches(texts, 2, lambda batch: [t.upper() for t in batch][: 1 if "bb" in batch else None], "de→en")
+
+
+def published_pair():
+    require_shared()
+    languages = ["de", "fr"]
+    original = datasets.read_published_csv(PUBLISHED / "CLSD_wmt2019_adversarial_dataset.head50.csv", languages)
+    english = datasets.read_published_csv(PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv", languages)
+    return original, english, languages
+
+
+def test_published_pivot_file_must_hold_the_same_items_in_the_same_order():
+    original, english, languages = published_pair()
+    translate.check_same_items(original, english, languages, "orig.csv", "mt.csv")  # the authors' files agree
+    with pytest.raises(InputError, match="file mt.csv: has 49 items but its dataset orig.csv has 50"):
+        translate.check_same_items(original, english.head(49), languages, "orig.csv", "mt.csv")
+    # the English rows shifted by one (Index renumbered, so the file itself looks well-formed)
+    text_columns = [c for c in english.columns if c not in ("Index", "row", "line")]
+    shifted = english.with_columns(pl.col(c).shift(1).fill_null(pl.col(c).last()) for c in text_columns)
+    with pytest.raises(InputError, match=r"file mt.csv, row \d+ \(line \d+\), field 'German': rows are not in the order of orig.csv"):
+        translate.check_same_items(original, shifted, languages, "orig.csv", "mt.csv")

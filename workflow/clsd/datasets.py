@@ -6,6 +6,8 @@ Every loader validates strictly (encoding, line counts, empty segments, columns)
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import io
 import logging
 import urllib.request
@@ -34,13 +36,15 @@ class Source:
 
     path: str
     sha256: str
+    url: str | None = None
 
     @classmethod
-    def of(cls, path: str | Path) -> "Source":
-        return cls(str(path), sha256_file(path))
+    def of(cls, path: str | Path, url: str | None = None) -> "Source":
+        return cls(str(path), sha256_file(path), url)
 
     def as_dict(self) -> dict[str, str]:
-        return {"path": self.path, "sha256": self.sha256}
+        record = {"path": self.path, "sha256": self.sha256}
+        return record | ({"url": self.url} if self.url else {})
 
 
 def decode_utf8(data: bytes, path: str | Path) -> str:
@@ -116,22 +120,52 @@ def with_ids(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_row_index("id").with_columns(pl.col("id").cast(pl.Int64))
 
 
-def fetch(path_or_url: str, cache_dir: str | Path) -> Path:
-    """A local path for `path_or_url`: URLs are downloaded once into `cache_dir`."""
-    if not path_or_url.startswith(("http://", "https://")):
-        return Path(path_or_url)
-    target = Path(cache_dir) / path_or_url.rsplit("/", 1)[-1]
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        log.info("downloading %s", path_or_url)
-        try:
-            with urllib.request.urlopen(path_or_url, timeout=60) as response:
-                data = response.read()
-        except OSError as exc:
-            raise InputError(f"could not download {path_or_url} ({exc})") from exc
-        partial = target.with_suffix(target.suffix + ".part")
-        partial.write_bytes(data)
-        partial.replace(target)
+def is_url(path_or_url: str) -> bool:
+    return path_or_url.startswith(("http://", "https://"))
+
+
+def check_pin(path: Path, expected: str | None, origin: str) -> str:
+    """The file's sha256; fails when a configured `sha256:` pin does not match."""
+    actual = sha256_file(path)
+    if expected is not None and actual != expected.lower():
+        raise InputError(f"sha256 {actual} does not match the pinned sha256 {expected} (from {origin})", path=path)
+    return actual
+
+
+def fetch(path_or_url: str, cache_dir: str | Path, sha256: str | None = None) -> Path:
+    """A local path for `path_or_url`, checked against an optional sha256 pin.
+
+    URLs are downloaded once into `cache_dir`, under a folder named by the URL's own hash (two URLs with the
+    same file name never share a cache entry); a download that does not match its pin is not kept.
+    """
+    if not is_url(path_or_url):
+        path = Path(path_or_url)
+        if not path.is_file():
+            raise InputError("file not found", path=path)
+        check_pin(path, sha256, path_or_url)
+        return path
+    url_key = hashlib.sha256(path_or_url.encode("utf-8")).hexdigest()[:16]
+    target = Path(cache_dir) / url_key / path_or_url.rsplit("/", 1)[-1]
+    if target.exists():
+        check_pin(target, sha256, path_or_url)
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    log.info("downloading %s", path_or_url)
+    try:
+        with urllib.request.urlopen(path_or_url, timeout=60) as response:
+            data = response.read()
+    except OSError as exc:
+        raise InputError(f"could not download {path_or_url} ({exc})") from exc
+    partial = target.with_suffix(target.suffix + ".part")
+    partial.write_bytes(data)
+    try:
+        actual = check_pin(partial, sha256, path_or_url)
+    except InputError:
+        partial.unlink()
+        raise
+    partial.replace(target)
+    if sha256 is None:
+        log.info("%s has sha256 %s; pin it with `sha256:` in the config to detect a changed file", path_or_url, actual)
     return target
 
 
@@ -146,33 +180,72 @@ def published_columns(languages: list[str]) -> list[str]:
     return names + [column for lang in languages for column in slot_columns(lang)[1:]]
 
 
+def csv_records(text: str, path: str | Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Header and (line, fields) records of a CSV text; blank lines (every field empty) are skipped and logged."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    records: list[tuple[int, list[str]]] = []
+    blank: list[int] = []
+    try:
+        for fields in reader:
+            if not any(field.strip() for field in fields):
+                blank.append(reader.line_num)
+            elif header is None:
+                header = fields
+            elif len(fields) != len(header):
+                raise InputError(f"{len(fields)} fields where the header has {len(header)}", path=path, line=reader.line_num)
+            else:
+                records.append((reader.line_num, fields))
+    except csv.Error as exc:
+        raise InputError(f"not a readable CSV ({exc})", path=path, line=reader.line_num) from exc
+    if header is None:
+        raise InputError("empty CSV file", path=path)
+    if blank:
+        shown = ", ".join(map(str, blank[:10])) + (", ..." if len(blank) > 10 else "")
+        log.info("%s: %d blank line(s) skipped (line %s)", path, len(blank), shown)
+    return header, records
+
+
 def read_published_csv(path: str | Path, languages: list[str]) -> pl.DataFrame:
     """Read a CLSD CSV in the published format (Index, French, German, de_adv1..4, fr_adv1..4).
 
-    The English-pivot files (`MT_M2M_*`) carry an extra unnamed leading column, which is dropped.
-    Returns the required columns as strings plus `row` (1-based data row).
+    The English-pivot files (`MT_M2M_*`) carry an extra unnamed leading column, which is dropped. A UTF-8
+    byte-order mark and blank lines are not data and are skipped. `Index` must be 0..n-1 in file order:
+    distractors and translations attach to items by it. Returns the required columns as strings, `Index`
+    as an integer, `row` (1-based data row) and `line` (1-based line of the file).
     """
     path = Path(path)
     if not path.is_file():
         raise InputError("CSV file not found", path=path)
     text = decode_utf8(path.read_bytes(), path)
-    try:
-        frame = pl.read_csv(io.StringIO(text), infer_schema=False)
-    except pl.exceptions.PolarsError as exc:
-        raise InputError(f"not a readable CSV ({exc})", path=path) from exc
+    if text.startswith("\ufeff"):
+        log.info("%s: UTF-8 byte-order mark skipped", path)
+        text = text[1:]
+    header, records = csv_records(text, path)
     required = published_columns(languages)
-    missing = [name for name in required if name not in frame.columns]
+    missing = [name for name in required if name not in header]
     if missing:
-        raise InputError(f"missing column(s) {missing}; found {frame.columns}", path=path, field=missing[0])
-    frame = frame.select(required).with_row_index("row", offset=1).with_columns(pl.col("row").cast(pl.Int64))
-    for name in required:
-        empty = frame.filter(pl.col(name).is_null() | (pl.col(name).str.strip_chars() == ""))
-        if empty.height:
-            raise InputError("empty cell", path=path, row=int(empty["row"][0]), field=name)
-    bad_index = frame.filter(pl.col("Index").cast(pl.Int64, strict=False).is_null())
-    if bad_index.height:
-        raise InputError("Index is not an integer", path=path, row=int(bad_index["row"][0]), field="Index")
-    return frame.with_columns(pl.col("Index").cast(pl.Int64))
+        raise InputError(f"missing column(s) {missing}; found {header}", path=path, field=missing[0])
+    positions = {name: header.index(name) for name in required}
+    for row, (line, fields) in enumerate(records, start=1):
+        for name, position in positions.items():
+            if not fields[position].strip():
+                raise InputError("empty cell", path=path, row=row, line=line, field=name)
+        index = fields[positions["Index"]].strip()
+        if not index.lstrip("-").isdigit():
+            raise InputError(f"Index {index!r} is not an integer", path=path, row=row, line=line, field="Index")
+        if int(index) != row - 1:
+            raise InputError(
+                f"Index {index} where file order expects {row - 1}: Index must be 0..n-1 in file order",
+                path=path, row=row, line=line, field="Index",
+            )
+    columns = {name: [fields[position] for _, fields in records] for name, position in positions.items()}
+    frame = pl.DataFrame(columns, schema={name: pl.String for name in required})
+    return frame.with_columns(
+        pl.col("Index").cast(pl.Int64),
+        pl.Series("row", range(1, len(records) + 1), dtype=pl.Int64),
+        pl.Series("line", [line for line, _ in records], dtype=pl.Int64),
+    )
 
 
 def parallel_from_published(frame: pl.DataFrame, languages: list[str]) -> pl.DataFrame:
@@ -226,26 +299,34 @@ def check_same_pairs(parallel: pl.DataFrame, published: pl.DataFrame, languages:
                 f"text differs from the corpus item {row} ({head[lang][row]!r})",
                 path=path,
                 row=int(published["row"][row]),
+                line=int(published["line"][row]),
                 field=column,
             )
 
 
-def build_parallel(spec: dict[str, Any], languages: list[str], cache_dir: str | Path) -> tuple[pl.DataFrame, dict]:
+def local_copy(reference: dict[str, Any], cache_dir: str | Path) -> tuple[Path, Source]:
+    """The local file of a `{path, sha256}` reference (a path or a URL, downloaded once) and its Source record."""
+    location = reference["path"]
+    path = fetch(location, cache_dir, reference.get("sha256"))
+    return path, Source.of(path, location if is_url(location) else None)
+
+
+def build_parallel(
+    source: dict[str, Any], select: dict[str, Any], languages: list[str], cache_dir: str | Path
+) -> tuple[pl.DataFrame, dict]:
     """The parallel table of a dataset (id, row, one column per language) and its provenance record."""
-    source = spec["source"]
     kind = source["kind"]
-    limit = spec.get("select", {}).get("limit")
+    limit = select.get("limit")
     if kind == "published_csv":
-        path = fetch(source["path"], cache_dir)
+        path, origin = local_copy(source, cache_dir)
         frame = parallel_from_published(read_published_csv(path, languages), languages)
         frame = frame.head(limit) if limit else frame
-        return frame, {"kind": kind, "sources": [Source.of(path).as_dict()], "selection": {"limit": limit}}
+        return frame, {"kind": kind, "sources": [origin.as_dict()], "selection": {"limit": limit}}
     files = source["files"] if kind == "files" else sacrebleu_files(source["test_set"], source["langpair"])
     missing = [lang for lang in languages if lang not in files]
     if missing:
         raise InputError(f"no corpus file for language(s) {missing}", field="source.files")
     raw, sources = load_parallel_files({lang: files[lang] for lang in languages})
-    select = spec["select"]
     frame = with_ids(select_min_words(raw, select["lang"], select["min_words"]))
     frame = frame.head(limit) if limit else frame
     log.info("selected %d of %d pairs (%s >= %d words)", frame.height, raw.height, select["lang"], select["min_words"])

@@ -14,14 +14,17 @@ class InputError(ValueError):
         *,
         path: str | Path | None = None,
         row: int | None = None,
+        line: int | None = None,
         field: str | None = None,
     ) -> None:
         where = []
         if path is not None:
             where.append(f"file {path}")
         if row is not None:
-            where.append(f"row {row}")
+            where.append(f"row {row}" + (f" (line {line})" if line is not None and line != row else ""))
+        elif line is not None:
+            where.append(f"line {line}")
         if field is not None:
             where.append(f"field {field!r}")
-        self.path, self.row, self.field = path, row, field
+        self.path, self.row, self.line, self.field = path, row, line, field
         super().__init__(f"{', '.join(where)}: {message}" if where else message)

@@ -67,12 +67,19 @@ def length_sorted_batches(texts: list[str], batch_size: int) -> list[list[int]]:
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-def _run_batches(texts: list[str], batch_size: int, translate_batch: Callable[[list[str]], list[str]], desc: str) -> list[str]:
-    results: list[str | None] = [None] * len(texts)
-    for batch in tqdm(length_sorted_batches(texts, batch_size), desc=desc, unit="batch"):
-        for index, english in zip(batch, translate_batch([texts[i] for i in batch])):
+def run_batches(texts: list[str], batch_size: int, translate_batch: Callable[[list[str]], list[str]], desc: str) -> list[str]:
+    """Translate `texts` in length-sorted batches, back in input order; a batch answering with another
+    number of outputs than its inputs stops the job (a silent shift or an empty translation otherwise)."""
+    results: list[str] = [""] * len(texts)
+    for number, batch in enumerate(tqdm(length_sorted_batches(texts, batch_size), desc=desc, unit="batch"), start=1):
+        outputs = translate_batch([texts[i] for i in batch])
+        if len(outputs) != len(batch):
+            raise RuntimeError(
+                f"{desc}: batch {number} ({len(batch)} texts, first {texts[batch[0]]!r}) returned {len(outputs)} translations"
+            )
+        for index, english in zip(batch, outputs):
             results[index] = english
-    return [r if r is not None else "" for r in results]
+    return results
 
 
 def clean(text: str) -> str:
@@ -109,7 +116,7 @@ class TransformersTranslator:
                 )
             return [clean(t) for t in self.tokenizer.batch_decode(generated, skip_special_tokens=True)]
 
-        return _run_batches(texts, self.spec.batch_size, batch, f"{src_lang}→{self.spec.target_lang}")
+        return run_batches(texts, self.spec.batch_size, batch, f"{src_lang}→{self.spec.target_lang}")
 
 
 class CTranslate2Translator:
@@ -142,7 +149,7 @@ class CTranslate2Translator:
                 for r in results
             ]
 
-        return _run_batches(texts, self.spec.batch_size, batch, f"{src_lang}→{self.spec.target_lang}")
+        return run_batches(texts, self.spec.batch_size, batch, f"{src_lang}→{self.spec.target_lang}")
 
 
 def convert_to_ctranslate2(model: str, output_dir: str | Path, quantization: str) -> Path:
@@ -168,6 +175,54 @@ def translate_candidates(candidates: pl.DataFrame, translate: Callable[[list[str
             raise RuntimeError(f"{lang}: {len(texts)} texts but {len(english)} translations")
         parts.append(pl.DataFrame({"lang": lang, "text": texts, "english": english}))
     return keyed(pl.concat(parts))
+
+
+#: Tokens that survive translation unchanged: capitalised words and numbers (names, places, figures).
+ANCHOR = re.compile(r"\b(?:[A-ZÀ-ÖØ-Þ][\w'’-]*\w|\d+(?:[.,]\d+)*)")
+#: Share of anchored items whose translation keeps an anchor, below which the English rows are out of order
+#: (aligned published files keep nearly all; shifted by one row, about a fifth).
+MIN_ANCHOR_SHARE = 0.8
+#: Fewer anchored items than this make the order check meaningless; it is skipped (logged).
+MIN_ANCHORED_ITEMS = 5
+
+
+def anchors(*texts: str) -> set[str]:
+    """Anchor tokens shared by all `texts` (the two originals of an item: names and numbers both keep)."""
+    sets = [set(ANCHOR.findall(text)) for text in texts]
+    return set.intersection(*sets) if sets else set()
+
+
+def check_same_items(original: pl.DataFrame, english: pl.DataFrame, languages: list[str], original_path: str | Path, path: str | Path) -> None:
+    """Fail unless a published English-pivot file translates exactly the items of its dataset, in its order.
+
+    Both files' `Index` is 0..n-1 in file order (checked when read), so equal counts mean equal Index. The
+    order of the originals is checked through anchors: names and numbers found in both originals of an
+    item must appear in the English of those originals; a file shifted by even one row loses most of them.
+    """
+    if english.height != original.height:
+        raise InputError(f"has {english.height} items but its dataset {original_path} has {original.height}", path=path)
+    columns = [slot_columns(lang)[0] for lang in languages]
+    anchored, missing = 0, []
+    for row in range(original.height):
+        shared = anchors(*(original[c][row] for c in columns))
+        if not shared:
+            continue
+        anchored += 1
+        translated = set(ANCHOR.findall(" ".join(english[c][row] for c in columns)))
+        if not shared & translated:
+            missing.append((row, sorted(shared)))
+    if anchored < MIN_ANCHORED_ITEMS:
+        log.info("%s: only %d items with names or numbers; order against %s not checked", path, anchored, original_path)
+        return
+    share = 1 - len(missing) / anchored
+    log.info("%s: %d of %d anchored items keep their names/numbers in English (%.0f%%)", path, anchored - len(missing), anchored, 100 * share)
+    if share < MIN_ANCHOR_SHARE:
+        row, shared = missing[0]
+        raise InputError(
+            f"rows are not in the order of {original_path}: only {anchored - len(missing)} of {anchored} items keep "
+            f"the names/numbers of their originals (first: {shared} missing)",
+            path=path, row=int(english["row"][row]), line=int(english["line"][row]), field=columns[0],
+        )
 
 
 def published_translations(candidates: pl.DataFrame, published: pl.DataFrame, languages: list[str], path: str | Path) -> pl.DataFrame:

@@ -4,19 +4,16 @@ from clsd import datasets, logs
 from clsd.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
-spec, lang = snakemake.params.spec, snakemake.wildcards.lang
-languages = spec["languages"]
-origin = spec["distractors"]
-path = spec["source"]["path"] if origin["kind"] == "from_source" else origin["path"]
-local = datasets.fetch(path, snakemake.params.download_cache)
+origin, lang = snakemake.params.origin, snakemake.wildcards.lang
+languages = origin["languages"]
+local, source = datasets.local_copy(origin["csv"], snakemake.params.download_cache)
 published = datasets.read_published_csv(local, languages)
 if origin["kind"] == "published_csv":
     datasets.check_same_pairs(read_table(snakemake.input.parallel), published, languages, local)
-source = datasets.Source.of(local)
 frame = datasets.distractors_from_published(published, lang, generator=origin["generator"], source=source)
 write_table(
     frame,
     snakemake.output[0],
     {"dataset": snakemake.wildcards.dataset, "lang": lang, "generator": origin["generator"], "source": source.as_dict(),
-     "parallel": read_meta(snakemake.input.parallel)},
+     "items": published.height, "parallel": read_meta(snakemake.input.parallel)},
 )

@@ -10,10 +10,13 @@ logs.to_file(snakemake.log[0])
 spec = translate.TranslatorSpec(**snakemake.params.spec)
 candidates = read_table(snakemake.input.texts)
 if spec.backend == "published":
-    path = datasets.fetch(snakemake.params.pivot_csv, snakemake.params.download_cache)
-    published = datasets.read_published_csv(path, snakemake.params.languages)
-    table = translate.published_translations(candidates, published, snakemake.params.languages, path)
-    provenance = {"source": datasets.Source.of(path).as_dict()}
+    languages, cache = snakemake.params.languages, snakemake.params.download_cache
+    path, source = datasets.local_copy(snakemake.params.pivot_csv, cache)
+    english = datasets.read_published_csv(path, languages)
+    original_path, original = datasets.local_copy(snakemake.params.published, cache)
+    translate.check_same_items(datasets.read_published_csv(original_path, languages), english, languages, original_path, path)
+    table = translate.published_translations(candidates, english, languages, path)
+    provenance = {"source": source.as_dict(), "originals": original.as_dict()}
 else:
     if spec.backend == "ctranslate2":
         translator = translate.CTranslate2Translator(spec, snakemake.params.device, snakemake.input.converted[0])
