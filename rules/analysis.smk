@@ -4,7 +4,8 @@
 
 rule single_word_pairs:
     input:
-        "results/candidates/{dataset}/direct.parquet",
+        candidates="results/candidates/{dataset}/direct.parquet",
+        stanza=stanza_sentinel(),
     output:
         "results/analysis/{dataset}/single_word.parquet",
     log:
@@ -27,6 +28,7 @@ rule distractor_stats:
         md="results/tables/distractor_stats.md",
         tex="results/tables/distractor_stats.tex",
         csv="results/tables/distractor_stats.csv",
+        copies="results/tables/distractor_copies.csv",
     log:
         "results/logs/distractor_stats.log",
     conda:

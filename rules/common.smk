@@ -11,8 +11,10 @@ from clsd.config import (
     model_store,
     translation_model,
 )
+from clsd.datasets import is_url
 from clsd.embed import ModelSpec
 from clsd.model_store import RECIPES
+from clsd.sentinel import write_folder_sentinel
 from clsd.translate import TranslatorSpec
 
 MODEL_STORE = model_store(config)
@@ -30,6 +32,62 @@ def dataset_spec(wildcards):
     return config["datasets"][wildcards.dataset]
 
 
+def local_files(*references):
+    """The local paths among file references ({path, sha256} or None): URLs and absent ones are not inputs."""
+    return [
+        ref["path"] for ref in references if ref is not None and not is_url(ref["path"])
+    ]
+
+
+def parallel_inputs(wildcards):
+    """The local files a dataset's pairs are read from (a sacrebleu id or a URL is a param instead)."""
+    spec = dataset_spec(wildcards)
+    source = spec["source"]
+    if source["kind"] == "files":
+        return [source["files"][lang] for lang in spec["languages"]]
+    return local_files(source) if source["kind"] == "published_csv" else []
+
+
+def parallel_params(wildcards):
+    """Only what the `parallel` job reads: a new label, distractor file or pivot file reruns nothing here."""
+    spec = dataset_spec(wildcards)
+    return {
+        "source": spec["source"],
+        "select": spec["select"],
+        "languages": spec["languages"],
+    }
+
+
+def published_distractors(wildcards):
+    """The published CSV ({path, sha256}) the dataset's distractors come from, or None when generated."""
+    spec = dataset_spec(wildcards)
+    origin = spec["distractors"]
+    if origin["kind"] == "from_source":
+        return {"path": spec["source"]["path"], "sha256": spec["source"].get("sha256")}
+    if origin["kind"] == "published_csv":
+        return {"path": origin["path"], "sha256": origin.get("sha256")}
+    return None
+
+
+def published_distractors_input(wildcards):
+    return local_files(published_distractors(wildcards))
+
+
+def published_distractors_params(wildcards):
+    spec = dataset_spec(wildcards)
+    return {
+        "csv": published_distractors(wildcards),
+        "kind": spec["distractors"]["kind"],
+        "generator": spec["distractors"]["generator"],
+        "languages": spec["languages"],
+    }
+
+
+def folder_sentinel(kind, name, folder):
+    """A checksum sentinel of a local folder (see clsd.sentinel), written now, when the workflow is planned."""
+    return write_folder_sentinel(folder, f"results/sources/{kind}/{name}.json")
+
+
 def dataset_languages(wildcards):
     return config["datasets"][wildcards.dataset]["languages"]
 
@@ -41,12 +99,22 @@ def distractor_files(wildcards):
     ]
 
 
+# Local model folders are inputs through checksum sentinels, so editing a file in one reruns its jobs.
+MODEL_SENTINELS = {
+    name: folder_sentinel("models", name, model_folder(config, name))
+    for name, model in config["models"].items()
+    if model["source"] == "local"
+}
+
+
 def model_input(wildcards):
-    """The manifest of a model rebuilt from PyPI; nothing for local folders and hub models."""
+    """The manifest of a model rebuilt from PyPI, the sentinel of a local folder; nothing for hub models."""
     model = config["models"][wildcards.model]
-    return (
-        [f"results/models/{model['recipe']}.json"] if model["source"] == "pypi" else []
-    )
+    if model["source"] == "pypi":
+        return [f"results/models/{model['recipe']}.json"]
+    if model["source"] == "local":
+        return [MODEL_SENTINELS[wildcards.model]]
+    return []
 
 
 def model_params(wildcards):
@@ -71,7 +139,7 @@ def table2_entries():
     return [
         {
             "view": view,
-            "model": model.get("label", name),
+            "model": model["label"],
             "dataset": dataset,
             "dataset_label": spec["label"],
         }
@@ -91,13 +159,13 @@ def table2_inputs():
 
 
 def model_label(wildcards):
-    return config["models"][wildcards.model].get("label", wildcards.model)
+    return config["models"][wildcards.model]["label"]
 
 
 def analysis_entries():
     """(model label, dataset) of every score file of one view, in the order of analysis_scores()."""
     return [
-        {"model": model.get("label", name), "dataset": dataset}
+        {"model": model["label"], "dataset": dataset}
         for name, model in config["models"].items()
         for dataset in config["datasets"]
     ]
@@ -156,8 +224,26 @@ def translator_spec():
     ).__dict__
 
 
+def translator_sentinel():
+    """The checksum sentinel of a local translation model (tokenizer and weights are read from it)."""
+    pivot = config["pivot"]
+    if (
+        pivot["backend"] in ("transformers", "ctranslate2")
+        and pivot["source"] == "local"
+    ):
+        return [folder_sentinel("translator", "model", translation_model(config))]
+    return []
+
+
 def pivot_csv(wildcards):
     return config["datasets"][wildcards.dataset].get("pivot_csv")
+
+
+def pivot_inputs(wildcards):
+    """published backend: the English file and the published CSV whose items it must cover."""
+    if config["pivot"]["backend"] != "published":
+        return []
+    return local_files(pivot_csv(wildcards), published_distractors(wildcards))
 
 
 def translation_gpus():
@@ -198,6 +284,24 @@ def llm_model_input():
 def local_gguf_path():
     path = local_gguf(config) if llm_datasets(config) else None
     return None if path is None else str(path)
+
+
+def local_gguf_input():
+    """A GGUF file named in the config is an input: replacing it reruns generation."""
+    generation = config["generation"]
+    if llm_datasets(config) and generation["base_url"] is None:
+        return [] if generation["local"]["gguf"] is None else [local_gguf_path()]
+    return []
+
+
+def stanza_sentinel():
+    """The checksum sentinel of the local Stanza models, when the tagger may use them."""
+    analysis = config["analysis"]
+    if analysis["tagger"] != "offline" and analysis["stanza_dir"]:
+        folder = Path(os.path.expanduser(analysis["stanza_dir"]))
+        if folder.is_dir():
+            return [folder_sentinel("stanza", "models", folder)]
+    return []
 
 
 def llm_threads():

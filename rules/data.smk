@@ -2,6 +2,8 @@
 
 
 rule parallel:
+    input:
+        parallel_inputs,
     output:
         "results/data/{dataset}/parallel.parquet",
     log:
@@ -9,7 +11,7 @@ rule parallel:
     conda:
         "../envs/data.yaml"
     params:
-        spec=dataset_spec,
+        dataset=parallel_params,
         download_cache=config["download_cache"],
     script:
         "../workflow/scripts/parallel.py"
@@ -18,6 +20,7 @@ rule parallel:
 rule distractors:
     input:
         parallel="results/data/{dataset}/parallel.parquet",
+        csv=published_distractors_input,
     output:
         "results/distractors/{dataset}/{lang}.parquet",
     log:
@@ -27,7 +30,7 @@ rule distractors:
     conda:
         "../envs/data.yaml"
     params:
-        spec=dataset_spec,
+        origin=published_distractors_params,
         download_cache=config["download_cache"],
     script:
         "../workflow/scripts/distractors.py"

@@ -7,6 +7,7 @@ rule generate_distractors:
         parallel="results/data/{dataset}/parallel.parquet",
         prompt=config["generation"]["prompt"],
         model=llm_model_input(),
+        gguf=local_gguf_input(),
     output:
         distractors="results/distractors/{dataset}/{lang}.parquet",
         report=report(

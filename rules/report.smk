@@ -4,6 +4,7 @@
 rule mteb_json:
     input:
         parallel="results/data/{dataset}/parallel.parquet",
+        candidates="results/candidates/{dataset}/direct.parquet",
         scores=score_files,
     output:
         "results/mteb/{model}/{dataset}.json",
@@ -20,6 +21,9 @@ rule mteb_json:
 rule table2:
     input:
         scores=table2_inputs(),
+        candidates=expand(
+            "results/candidates/{dataset}/direct.parquet", dataset=config["datasets"]
+        ),
     output:
         md=report(
             "results/tables/table2.md",
@@ -34,6 +38,7 @@ rule table2:
         "../envs/report.yaml"
     params:
         entries=table2_entries(),
+        dataset_labels=[spec["label"] for spec in config["datasets"].values()],
         directions=config["directions"],
     script:
         "../workflow/scripts/table2.py"

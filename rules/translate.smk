@@ -2,6 +2,8 @@
 
 
 rule convert_ct2:
+    input:
+        translator_sentinel(),
     output:
         directory("results/translators/ct2"),
     log:
@@ -19,6 +21,8 @@ rule translate:
     input:
         texts="results/candidates/{dataset}/direct.parquet",
         converted=converted_model(),
+        model=translator_sentinel(),
+        published=pivot_inputs,
     output:
         "results/pivot/{dataset}.parquet",
     log:
@@ -35,6 +39,7 @@ rule translate:
     params:
         spec=translator_spec(),
         pivot_csv=pivot_csv,
+        published=published_distractors,
         languages=dataset_languages,
         device=config["device"],
         download_cache=config["download_cache"],

@@ -205,12 +205,15 @@ def materialise(recipe: Recipe, target: Path, wheels: list[Path] | None = None) 
 
 
 def manifest(recipe: Recipe, folder: Path) -> dict[str, str]:
-    """What the workflow records about a materialised model (written by the `materialise_model` rule)."""
+    """What the workflow records about a materialised model (written by the `materialise_model` rule).
+
+    The weights' sha256 is computed from the file itself, not copied from the recipe.
+    """
     return {
         "recipe": recipe.name,
         "hf_name": recipe.hf_name,
         "folder": str(folder),
-        "weights_sha256": recipe.weights_sha256,
+        "weights_sha256": sha256_file(folder / recipe.weights),
         "license": recipe.license,
         "requirements": " ".join(recipe.requirements),
     }
