@@ -173,3 +173,13 @@ def test_stats_pool_datasets_without_mixing_items():
     pooled = pl.concat([table.with_columns(pl.lit(d).alias("dataset")) for d in ("one", "two")])
     (record,) = distractor_stats.stats(pooled)
     assert record["items"] == 2 and record["distractors"] == 2 and record["single_word_pairs"] == 2
+
+
+def test_distractors_copying_their_target_are_counted_and_listed():
+    table = candidates([(0, "de", 0, "Der Rat hat genehmigt."), (0, "de", 1, "der  Rat hat GENEHMIGT"), (0, "de", 2, "Der Rat hat abgelehnt."),
+                        (1, "de", 0, "Die Bank hebt den Zins."), (1, "de", 1, "Die Bank senkt den Zins."), (1, "de", 2, "Die Bank hebt den Zins!")])
+    (record,) = distractor_stats.stats(table)
+    assert record["target_copies"] == 2
+    copies = distractor_stats.target_copies(table)
+    assert copies.select("id", "k").rows() == [(0, 1), (1, 2)]
+    assert copies["distractor"].to_list() == ["der  Rat hat GENEHMIGT", "Die Bank hebt den Zins!"]

@@ -6,6 +6,9 @@ src-tgt uses slot 0 of src as the query and slots 0..k of tgt as the candidates 
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 import polars as pl
 
 from clsd.errors import InputError
@@ -17,6 +20,27 @@ def complete_items(parallel: pl.DataFrame, distractors: list[pl.DataFrame], lang
     full = counts.filter(pl.col("len") == k).group_by("id").len().filter(pl.col("len") == len(languages))["id"]
     kept = parallel.filter(pl.col("id").is_in(full.implode()))
     return kept, sorted(set(parallel["id"].to_list()) - set(kept["id"].to_list()))
+
+
+def dropped_reasons(dropped: list[int], distractors: list[pl.DataFrame], metas: list[dict], languages: list[str], k: int) -> list[dict]:
+    """Why each dropped item was left out: per language lacking distractors, the generator's recorded failure
+    (generation report) or what the distractor file holds for it. `metas[i]` is the provenance of `distractors[i]`."""
+    failures = {(f["id"], f["lang"]): f["reason"] for meta in metas for f in meta.get("failed", [])}
+    counts = Counter(row for frame in distractors for row in frame.select("id", "lang").iter_rows())
+    origin = {meta.get("lang"): Path((meta.get("source") or {}).get("path", "")).name or meta.get("generator", "?") for meta in metas}
+    records = []
+    for item in dropped:
+        reasons = []
+        for lang in languages:
+            n = counts.get((item, lang), 0)
+            if n == k:
+                continue
+            reason = failures.get((item, lang))
+            if reason is None:
+                reason = f"not in {origin.get(lang)}" if n == 0 else f"{n} of {k} distractors in {origin.get(lang)}"
+            reasons.append(f"{lang}: {reason}")
+        records.append({"id": item, "reason": "; ".join(reasons)})
+    return records
 
 
 def build(parallel: pl.DataFrame, distractors: list[pl.DataFrame], languages: list[str]) -> pl.DataFrame:

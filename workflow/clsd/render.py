@@ -22,11 +22,18 @@ def cells(frame: pl.DataFrame, digits: int) -> list[list[str]]:
     return [[cell(v, digits) for v in row] for row in frame.iter_rows()]
 
 
-def markdown(frame: pl.DataFrame, digits: int = 2) -> str:
-    """GitHub Markdown table; numeric columns right-aligned."""
-    align = ["---:" if frame.schema[c].is_numeric() else "---" for c in frame.columns]
+def right_aligned(frame: pl.DataFrame, right: set[str] | None) -> list[bool]:
+    """Which columns to right-align: numeric ones, plus `right` (numbers already formatted as text)."""
+    return [frame.schema[c].is_numeric() or c in (right or set()) for c in frame.columns]
+
+
+def markdown(frame: pl.DataFrame, digits: int = 2, right: set[str] | None = None, notes: list[str] | None = None) -> str:
+    """GitHub Markdown table; numeric columns right-aligned; `notes` as paragraphs under the table."""
+    align = ["---:" if r else "---" for r in right_aligned(frame, right)]
     lines = ["| " + " | ".join(frame.columns) + " |", "|" + "|".join(align) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in cells(frame, digits)]
+    for note in notes or []:
+        lines += ["", note]
     return "\n".join(lines) + "\n"
 
 
@@ -37,9 +44,10 @@ def tex_escape(text: str) -> str:
     return text.replace("→", r"$\rightarrow$")
 
 
-def latex(frame: pl.DataFrame, digits: int = 2) -> str:
-    """A booktabs tabular; a \\midrule separates blocks with a new value in the first column."""
-    align = "".join("r" if frame.schema[c].is_numeric() else "l" for c in frame.columns)
+def latex(frame: pl.DataFrame, digits: int = 2, right: set[str] | None = None, notes: list[str] | None = None) -> str:
+    """A booktabs tabular; a \\midrule separates blocks with a new value in the first column; `notes` as
+    full-width rows under the last rule."""
+    align = "".join("r" if r else "l" for r in right_aligned(frame, right))
     lines = [r"\begin{tabular}{" + align + "}", r"\toprule", " & ".join(tex_escape(c) for c in frame.columns) + r" \\", r"\midrule"]
     previous = None
     for row in cells(frame, digits):
@@ -47,13 +55,23 @@ def latex(frame: pl.DataFrame, digits: int = 2) -> str:
             lines.append(r"\midrule")
         previous = row[0]
         lines.append(" & ".join(tex_escape(c) for c in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines.append(r"\bottomrule")
+    lines += [rf"\multicolumn{{{len(frame.columns)}}}{{l}}{{\footnotesize {tex_escape(note)}}} \\" for note in notes or []]
+    lines.append(r"\end{tabular}")
     return "\n".join(lines) + "\n"
 
 
-def write(frame: pl.DataFrame, md: str | Path, tex: str | Path, csv: str | Path | None = None, digits: int = 2) -> None:
-    """Write Markdown and LaTeX (rounded to `digits`) and, when asked, CSV at full precision."""
-    Path(md).write_text(markdown(frame, digits), encoding="utf-8")
-    Path(tex).write_text(latex(frame, digits), encoding="utf-8")
+def write(
+    frame: pl.DataFrame,
+    md: str | Path,
+    tex: str | Path,
+    csv: str | Path | None = None,
+    digits: int = 2,
+    right: set[str] | None = None,
+    notes: list[str] | None = None,
+) -> None:
+    """Write Markdown and LaTeX (rounded to `digits`, `notes` under the table) and, when asked, CSV at full precision."""
+    Path(md).write_text(markdown(frame, digits, right, notes), encoding="utf-8")
+    Path(tex).write_text(latex(frame, digits, right, notes), encoding="utf-8")
     if csv is not None:
         frame.write_csv(csv)

@@ -1,4 +1,7 @@
-"""Rule `distractor_stats`: Jaccard, Levenshtein and single-word statistics of every distractor set."""
+"""Rule `distractor_stats`: Jaccard, Levenshtein and single-word statistics of every distractor set, and the
+list of distractors that copy their true target."""
+
+import logging
 
 import polars as pl
 
@@ -14,3 +17,7 @@ if len(tables) > 1:
     rows += [{"Dataset": "all", **record} for record in distractor_stats.stats(pooled)]
 table = pl.DataFrame(rows).with_columns(pl.col("lang").replace(LANGUAGE_NAMES).alias("lang"))
 render.write(table, snakemake.output.md, snakemake.output.tex, snakemake.output.csv)
+copies = pl.concat([distractor_stats.target_copies(table).with_columns(pl.lit(dataset).alias("dataset")) for dataset, table in tables.items()])
+for row in copies.iter_rows(named=True):
+    logging.warning("%s item %s (%s) distractor %s copies its true target: %r", row["dataset"], row["id"], row["lang"], row["k"], row["distractor"])
+copies.select("dataset", "id", "lang", "k", "target", "distractor").write_csv(snakemake.output.copies)

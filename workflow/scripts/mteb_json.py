@@ -14,5 +14,6 @@ result = mteb_result(
     dataset_meta=read_meta(snakemake.input.parallel),
     model_meta=read_meta(snakemake.input.scores[0])["model"],
     scores_by_view={view: read_table(path) for view, path in zip(views, snakemake.input.scores)},
+    candidates_meta=read_meta(snakemake.input.candidates),
 )
 Path(snakemake.output[0]).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
