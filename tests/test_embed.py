@@ -6,13 +6,16 @@ import pytest
 from clsd import embed
 
 
-def test_device_auto_picks_cuda_only_when_present():
+@pytest.mark.parametrize(
+    ("cuda", "mps", "expected"), [(True, True, "cuda"), (True, False, "cuda"), (False, True, "mps"), (False, False, "cpu")]
+)
+def test_device_auto_prefers_cuda_then_mps_then_cpu(monkeypatch, cuda, mps, expected):
     import torch
 
-    device = embed.resolve_device("auto")
-    assert device == ("cuda" if torch.cuda.is_available() else device)
-    assert device in {"cuda", "mps", "cpu"}
-    assert embed.resolve_device("cpu") == "cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
+    assert embed.resolve_device("auto") == expected
+    assert embed.resolve_device("cpu") == "cpu"  # an explicit device is never second-guessed
 
 
 def test_key_covers_the_exact_encoded_text():

@@ -35,14 +35,22 @@ def snakemake(workdir: Path, *args: str, check: bool = True, env: dict[str, str]
 
 
 def planned_jobs(workdir: Path) -> list[tuple[str, dict[str, str]]]:
-    """(rule, wildcards) of every job a dry run would execute."""
+    """(rule, wildcards) of every job a dry run would execute; [] only when Snakemake says nothing is to be done.
+
+    The parsed jobs are checked against the total of Snakemake's own job statistics, so a change in its
+    output format fails here instead of making every plan look empty.
+    """
     output = snakemake(workdir, "--dry-run").stdout
+    if "Nothing to be done" in output:
+        return []
     jobs = []
     for block in re.split(r"\n(?=rule |localrule )", output)[1:]:
         rule = block.split()[1].rstrip(":")
         match = re.search(r"^\s+wildcards: (.*)$", block, re.MULTILINE)
         wildcards = dict(part.split("=", 1) for part in match.group(1).split(", ")) if match else {}
         jobs.append((rule, wildcards))
+    total = re.search(r"^total\s+(\d+)\s*$", output, re.MULTILINE)
+    assert total is not None and int(total.group(1)) == len(jobs) > 0, f"unreadable dry run:\n{output[-3000:]}"
     return jobs
 
 
@@ -50,46 +58,77 @@ def write_config(workdir: Path, config: dict) -> None:
     (workdir / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
 
 
+def read_config(workdir: Path) -> dict:
+    return yaml.safe_load((workdir / "config.yaml").read_text(encoding="utf-8"))
+
+
 def raw_sample_corpus(folder: Path) -> dict[str, str]:
-    """Line-aligned files from the sample plus one short pair the selection must drop."""
+    """Line-aligned files from the sample plus one short pair the selection must drop (paths relative to `folder`)."""
     frame = datasets.read_published_csv(SAMPLE, ["de", "fr"])
     de = frame["German"].to_list()
     fr = frame["French"].to_list()
     de.insert(3, "Kurzer Satz.")
     fr.insert(3, "Phrase courte.")
-    (folder / "raw.de").write_text("\n".join(de) + "\n", encoding="utf-8")
-    (folder / "raw.fr").write_text("\n".join(fr) + "\n", encoding="utf-8")
-    return {"de": str(folder / "raw.de"), "fr": str(folder / "raw.fr")}
+    (folder / "sources").mkdir(exist_ok=True)
+    (folder / "sources/raw.de").write_text("\n".join(de) + "\n", encoding="utf-8")
+    (folder / "sources/raw.fr").write_text("\n".join(fr) + "\n", encoding="utf-8")
+    return {"de": "sources/raw.de", "fr": "sources/raw.fr"}
+
+
+def job_set(jobs: list[tuple[str, dict[str, str]]]) -> set[tuple[str, ...]]:
+    """(rule, model, dataset, view, lang) of each planned job, "" for a wildcard it does not have."""
+    return {(rule, w.get("model", ""), w.get("dataset", ""), w.get("view", ""), w.get("lang", "")) for rule, w in jobs}
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory) -> Path:
+def workdir(tmp_path_factory, minilm_folder) -> Path:
+    """The whole DAG run once on two datasets and two models; tests that change anything work on a copy.
+
+    Every source lives inside the folder under a relative path, so a copy (fresh_copy) is a complete,
+    independent run whose sources can be edited.
+    """
     folder = tmp_path_factory.mktemp("clsd-run")
+    raw = raw_sample_corpus(folder)
+    shutil.copy(SAMPLE, folder / "sources/sample.csv")
+    shutil.copy(SAMPLE, folder / "sources/distractors.csv")
+    shutil.copytree(minilm_folder, folder / "sources/minilm-copy")
     config = {
         "model_store": str(MODEL_STORE),
-        "download_cache": str(folder / "downloads"),
+        "download_cache": "downloads",
         "datasets": {
-            "sample": {"label": "Sample", "source": {"kind": "published_csv", "path": str(SAMPLE)},
+            "sample": {"label": "Sample", "source": {"kind": "published_csv", "path": "sources/sample.csv"},
                        "distractors": {"kind": "from_source", "generator": "handwritten"}},
-            "raw": {"label": "Raw", "source": {"kind": "files", "files": raw_sample_corpus(folder)},
+            "raw": {"label": "Raw", "source": {"kind": "files", "files": raw},
                     "select": {"lang": "de", "min_words": 9},
-                    "distractors": {"kind": "published_csv", "path": str(SAMPLE), "generator": "handwritten"}},
+                    "distractors": {"kind": "published_csv", "path": "sources/distractors.csv", "generator": "handwritten"}},
         },
-        "models": {"minilm": MINILM},
+        "models": {"minilm": MINILM,
+                   "minilm-query": {"name": "minilm with prefix", "source": "local", "path": "sources/minilm-copy", "prefix": "query: "}},
     }
     write_config(folder, config)
     snakemake(folder)
     return folder
 
 
+@pytest.fixture
+def fresh_copy(workdir, tmp_path) -> Path:
+    """A copy of the finished run (results, Snakemake metadata, sources; mtimes kept) to change freely."""
+    copy = tmp_path / "run"
+    shutil.copytree(workdir, copy, symlinks=True)
+    return copy
+
+
 def test_outputs_of_the_whole_dag(workdir):
     table = pl.read_csv(workdir / "results/tables/table2.csv")
     assert table.columns == ["view", "model", "Sample DE→FR", "Sample FR→DE", "Raw DE→FR", "Raw FR→DE", "Average"]
-    assert table["model"].to_list() == ["minilm"]
+    assert table["model"].to_list() == ["minilm", "minilm-query", "items scored"]
+    assert table.row(2) == ("n", "items scored", 22.0, 22.0, 22.0, 22.0, None)
+    scored = table.filter(pl.col("view") != "n")
     # the raw corpus after selection holds the sample's pairs: identical scores
-    assert table["Sample DE→FR"][0] == table["Raw DE→FR"][0]
+    assert scored["Sample DE→FR"].to_list() == scored["Raw DE→FR"].to_list()
     markdown = (workdir / "results/tables/table2.md").read_text()
-    assert "| direct | minilm |" in markdown
+    assert "| direct | minilm |" in markdown and "| n | items scored | 22 | 22 | 22 | 22 | – |" in markdown
+    assert "not scored" not in markdown  # every item has its distractors
     assert (workdir / "results/tables/table2.tex").read_text().startswith(r"\begin{tabular}")
 
     parallel = pl.read_parquet(workdir / "results/data/raw/parallel.parquet")
@@ -106,22 +145,28 @@ def test_outputs_of_the_whole_dag(workdir):
     assert set(embeddings["text_id"]) == {text_key("", t) for t in candidates["text"]}
     meta = read_meta(workdir / "results/embeddings/minilm/sample/direct.parquet")
     assert meta["model"]["applied_prefix"] == "" and meta["device"] == "cpu"
-    assert meta["model_manifest"]["weights_sha256"].startswith("53aa5117")
+    # the manifest's checksum is computed from the weights the job loaded, and it is the published one
+    weights = Path(meta["model_manifest"]["folder"]) / "model.safetensors"
+    assert meta["model_manifest"]["weights_sha256"] == datasets.sha256_file(weights)
+    assert meta["model_manifest"]["weights_sha256"] == "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 
     scores = pl.read_parquet(workdir / "results/scores/minilm/sample/direct.parquet")
     assert scores.height == 44 and set(scores["direction"]) == {"de-fr", "fr-de"}
     expected = 100 * scores.filter(pl.col("direction") == "de-fr")["correct"].mean()
-    assert table["Sample DE→FR"][0] == pytest.approx(expected)
+    assert scored["Sample DE→FR"][0] == pytest.approx(expected)
 
     record = json.loads((workdir / "results/mteb/minilm/sample.json").read_text())
     assert record["dataset_revision"] == datasets.sha256_file(SAMPLE)
     assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de"}
+    assert {s["n_items"] for s in record["scores"]["test"]} == {22} and record["items_not_scored"] == []
     assert "encoding 220 distinct texts" in (workdir / "results/logs/embed/minilm/sample/direct.log").read_text()
+    prefixed = read_meta(workdir / "results/embeddings/minilm-query/sample/direct.parquet")
+    assert prefixed["model"]["applied_prefix"] == "query: "
 
 
 def test_analysis_outputs(workdir):
     table3 = pl.read_csv(workdir / "results/tables/table3.csv")
-    assert table3.columns == ["Language", "Levenshtein", "|D_bin|", "minilm"]
+    assert table3.columns == ["Language", "Levenshtein", "|D_bin|", "minilm", "minilm-query"]
     # |D_bin| counts every distractor of the language once per dataset (sample and raw hold the same 88)
     assert table3.filter(pl.col("Language") == "French")["|D_bin|"].sum() == 2 * 88
     failures = pl.read_parquet(workdir / "results/scores/minilm/sample/direct.parquet").filter(~pl.col("correct")).height
@@ -136,11 +181,14 @@ def test_analysis_outputs(workdir):
         assert (workdir / f"results/figures/{name}.png").read_bytes()[:4] == b"\x89PNG"
         assert (workdir / f"results/figures/{name}.pdf").stat().st_size > 5000
     correlations = pl.read_csv(workdir / "results/tables/correlations.csv")
-    assert correlations.filter(pl.col("Scope") == "all")["n"][0] == shifts.height
-    assert (workdir / "results/tables/table5.md").read_text().count("\n| sample") + (workdir / "results/tables/table5.md").read_text().count("\n| raw") == 10
+    assert correlations.filter((pl.col("Scope") == "all") & (pl.col("Model") == "minilm"))["n"][0] == shifts.height
+    table5 = (workdir / "results/tables/table5.md").read_text()
+    assert table5.count("\n| sample") + table5.count("\n| raw") == 10
     stats = pl.read_csv(workdir / "results/tables/distractor_stats.csv")
     assert stats["Dataset"].to_list() == ["sample", "sample", "raw", "raw", "all", "all"]
     assert stats["distractors"].to_list() == [88, 88, 88, 88, 176, 176]
+    assert stats["target_copies"].to_list() == [0] * 6
+    assert pl.read_csv(workdir / "results/tables/distractor_copies.csv").height == 0
 
 
 def test_html_report_holds_every_table_and_figure(workdir):
@@ -155,34 +203,85 @@ def test_unchanged_rerun_plans_nothing(workdir):
     assert planned_jobs(workdir) == []
 
 
-def test_adding_a_model_schedules_only_its_jobs(workdir, minilm_folder):
-    config = yaml.safe_load((workdir / "config.yaml").read_text())
-    config["models"]["minilm-query"] = {"name": "minilm with prefix", "source": "local", "path": str(minilm_folder), "prefix": "query: "}
-    write_config(workdir, config)
-    jobs = planned_jobs(workdir)
+AGGREGATIONS = {("all",), ("table2",), ("table3",), ("examples",), ("shift_figures",), ("correlations",)}
+
+
+def aggregations(jobs) -> set[tuple[str]]:
+    return {(rule,) for rule, w in jobs if not {"model", "dataset"} & set(w)}
+
+
+def test_adding_a_model_schedules_only_its_jobs(fresh_copy, minilm_folder):
+    config = read_config(fresh_copy)
+    config["models"]["minilm-passage"] = {"name": "minilm, passages", "source": "local", "path": str(minilm_folder), "prefix": "passage: "}
+    write_config(fresh_copy, config)
+    jobs = planned_jobs(fresh_copy)
     per_model = sorted((rule, w["model"], w["dataset"]) for rule, w in jobs if "dataset" in w and "model" in w)
     assert per_model == [
-        (rule, "minilm-query", dataset) for rule in ("embed", "mteb_json", "score") for dataset in ("raw", "sample")
+        (rule, "minilm-passage", dataset) for rule in ("embed", "mteb_json", "score") for dataset in ("raw", "sample")
     ]
-    assert [w for rule, w in jobs if rule == "shifts"] == [{"model": "minilm-query"}]
-    aggregations = sorted(rule for rule, w in jobs if "model" not in w)
-    assert aggregations == ["all", "correlations", "examples", "shift_figures", "table2", "table3"]
-    snakemake(workdir)
-    table = pl.read_csv(workdir / "results/tables/table2.csv")
-    assert table["model"].to_list() == ["minilm", "minilm-query"]
-    meta = read_meta(workdir / "results/embeddings/minilm-query/sample/direct.parquet")
-    assert meta["model"]["applied_prefix"] == "query: "
+    assert [w for rule, w in jobs if rule == "shifts"] == [{"model": "minilm-passage"}]
+    assert aggregations(jobs) == AGGREGATIONS
+    snakemake(fresh_copy)
+    table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
+    assert table["model"].to_list() == ["minilm", "minilm-query", "minilm-passage", "items scored"]
 
 
-def test_changing_a_prefix_reruns_only_that_model(workdir):
-    config = yaml.safe_load((workdir / "config.yaml").read_text())
-    assert "minilm-query" in config["models"]  # added by the previous test
+def test_changing_a_prefix_reruns_only_that_model(fresh_copy):
+    config = read_config(fresh_copy)
     config["models"]["minilm-query"]["prefix"] = "passage: "
-    write_config(workdir, config)
-    jobs = planned_jobs(workdir)
+    write_config(fresh_copy, config)
+    jobs = planned_jobs(fresh_copy)
     assert {w["model"] for rule, w in jobs if "model" in w} == {"minilm-query"}
     assert {rule for rule, w in jobs if "model" in w} == {"embed", "score", "mteb_json", "shifts"}
-    assert not [rule for rule, _ in jobs if rule in ("parallel", "distractors", "candidates", "single_word_pairs")]
+    assert aggregations(jobs) == AGGREGATIONS
+
+
+def test_changing_a_dataset_label_reruns_only_the_tables_that_print_it(fresh_copy):
+    config = read_config(fresh_copy)
+    config["datasets"]["raw"]["label"] = "Raw WMT"
+    write_config(fresh_copy, config)
+    assert job_set(planned_jobs(fresh_copy)) == {("table2", "", "", "", ""), ("all", "", "", "", "")}
+
+
+def per_dataset(dataset: str) -> set[tuple[str, ...]]:
+    """Every job downstream of a dataset's candidate table (both models, direct view), with the aggregations."""
+    jobs = {("candidates", "", dataset, "", ""), ("single_word_pairs", "", dataset, "", ""), ("distractor_stats", "", "", "", "")}
+    jobs |= {(rule, model, dataset, "direct", "") for rule in ("embed", "score") for model in ("minilm", "minilm-query")}
+    jobs |= {("mteb_json", model, dataset, "", "") for model in ("minilm", "minilm-query")}
+    jobs |= {("shifts", model, "", "", "") for model in ("minilm", "minilm-query")}
+    return jobs | {(rule, "", "", "", "") for (rule,) in AGGREGATIONS}
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_editing_a_raw_corpus_file_replans_exactly_its_dataset(fresh_copy):
+    edit(fresh_copy / "sources/raw.de", "Kurzer Satz.", "Ein kurzer Satz.")
+    expected = per_dataset("raw") | {("parallel", "", "raw", "", "")} | {("distractors", "", "raw", "", lang) for lang in ("de", "fr")}
+    assert job_set(planned_jobs(fresh_copy)) == expected
+
+
+def test_editing_a_published_distractor_file_replans_exactly_what_it_feeds(fresh_copy):
+    edit(fresh_copy / "sources/distractors.csv", "Marseille", "Toulouse")
+    expected = per_dataset("raw") | {("distractors", "", "raw", "", lang) for lang in ("de", "fr")}
+    assert job_set(planned_jobs(fresh_copy)) == expected
+    snakemake(fresh_copy)
+    assert "Toulouse" in " ".join(pl.read_parquet(fresh_copy / "results/candidates/raw/direct.parquet")["text"])
+
+
+def test_editing_a_file_of_a_local_model_folder_replans_its_jobs(fresh_copy):
+    settings = fresh_copy / "sources/minilm-copy/config_sentence_transformers.json"
+    settings.write_text(settings.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    jobs = planned_jobs(fresh_copy)
+    assert {w["model"] for _, w in jobs if "model" in w} == {"minilm-query"}
+    assert {rule for rule, w in jobs if "model" in w} == {"embed", "score", "mteb_json", "shifts"}
+    assert len([1 for rule, _ in jobs if rule == "embed"]) == 2
+    snakemake(fresh_copy)
+    os.utime(settings)  # touched, same content: the sentinel stays as it is
+    assert planned_jobs(fresh_copy) == []
 
 
 def test_bad_csv_fails_before_any_embedding(tmp_path):
@@ -239,7 +338,7 @@ def test_pivot_branch_with_both_model_backends(tmp_path, tiny_m2m):
     assert read_meta(runs["transformers"] / "results/pivot/sample.parquet")["translator"]["beam_size"] == 1
     assert (runs["ctranslate2"] / "results/translators/ct2/model.bin").is_file()
     table = pl.read_csv(runs["transformers"] / "results/tables/table2.csv")
-    assert table["view"].to_list() == ["direct", "pivot"]
+    assert table["view"].to_list() == ["direct", "pivot", "n"]
     record = json.loads((runs["transformers"] / "results/mteb/minilm/sample.json").read_text())
     assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de", "pivot-de-fr", "pivot-fr-de"}
     assert planned_jobs(runs["transformers"]) == []  # cached: a rerun translates nothing
@@ -260,7 +359,7 @@ def test_published_pivot_backend(tmp_path):
     german_sources = pivot.filter((pl.col("lang") == "de") & (pl.col("slot") == 0)).sort("id")["text"]
     assert german_sources.to_list() == english["German"].to_list()
     table = pl.read_csv(tmp_path / "results/tables/table2.csv")
-    assert table["view"].to_list() == ["direct", "pivot"]
+    assert table["view"].to_list() == ["direct", "pivot", "n"]
     # the English-only control does much better once everything is in English
     assert table.filter(pl.col("view") == "pivot")["Average"][0] > table.filter(pl.col("view") == "direct")["Average"][0]
     failures = pl.read_csv(tmp_path / "results/tables/pivot_failures.csv")
@@ -268,6 +367,48 @@ def test_published_pivot_backend(tmp_path):
     pivot_scores = pl.read_parquet(tmp_path / "results/scores/minilm/wmt19/pivot.parquet")
     expected = direct.join(pivot_scores, on=["id", "direction"]).filter(pl.col("correct") & ~pl.col("correct_right")).height
     assert failures.height == expected
+
+
+def sample_as_pivot_file(path: Path) -> None:
+    """A file in the MT_M2M_* layout (extra unnamed leading column) whose "English" is the sample's own text."""
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([f",{lines[0]}"] + [f"{i},{line}" for i, line in enumerate(lines[1:])]) + "\n", encoding="utf-8")
+
+
+def test_pivot_file_edits_and_moves_replan_only_the_pivot_view(tmp_path):
+    (tmp_path / "sources").mkdir()
+    shutil.copy(SAMPLE, tmp_path / "sources/sample.csv")
+    sample_as_pivot_file(tmp_path / "sources/mt.csv")
+    data = {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": "sources/sample.csv"}, "pivot_csv": "sources/mt.csv"}}
+    write_config(tmp_path, pivot_config(tmp_path, {"backend": "published"}, data))
+    snakemake(tmp_path)
+    assert "8 of 8 anchored items keep" in (tmp_path / "results/logs/translate/sample.log").read_text()
+    pivot_only = {("translate", "", "sample", "", ""), ("pivot_candidates", "", "sample", "", ""), ("embed", "minilm", "sample", "pivot", ""),
+                  ("score", "minilm", "sample", "pivot", ""), ("mteb_json", "minilm", "sample", "", ""), ("table2", "", "", "", ""),
+                  ("pivot_failures", "", "", "", ""), ("all", "", "", "", "")}
+    edit(tmp_path / "sources/mt.csv", "Marseille", "Toulouse")
+    assert job_set(planned_jobs(tmp_path)) == pivot_only
+    snakemake(tmp_path)
+    shutil.copy(tmp_path / "sources/mt.csv", tmp_path / "sources/mt-moved.csv")
+    config = read_config(tmp_path)
+    config["datasets"]["sample"]["pivot_csv"] = {"path": "sources/mt-moved.csv", "sha256": datasets.sha256_file(tmp_path / "sources/mt.csv")}
+    write_config(tmp_path, config)
+    assert job_set(planned_jobs(tmp_path)) == pivot_only
+
+
+def test_a_pivot_file_out_of_order_stops_the_pivot_view(tmp_path):
+    (tmp_path / "sources").mkdir()
+    shutil.copy(SAMPLE, tmp_path / "sources/sample.csv")
+    sample_as_pivot_file(tmp_path / "sources/mt.csv")
+    frame = pl.read_csv(tmp_path / "sources/mt.csv", infer_schema=False)
+    texts = [c for c in frame.columns if c not in ("", "Index")]
+    frame.with_columns(pl.col(c).shift(1).fill_null(pl.col(c).last()) for c in texts).write_csv(tmp_path / "sources/mt.csv")
+    data = {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": "sources/sample.csv"}, "pivot_csv": "sources/mt.csv"}}
+    write_config(tmp_path, pivot_config(tmp_path, {"backend": "published"}, data))
+    result = snakemake(tmp_path, check=False)
+    assert result.returncode != 0
+    assert "rows are not in the order of sources/sample.csv" in (tmp_path / "results/logs/translate/sample.log").read_text()
+    assert not (tmp_path / "results/scores/minilm/sample/pivot.parquet").exists()
 
 
 def test_no_pivot_backend_skips_the_pivot_view_cleanly(tmp_path):
@@ -303,7 +444,8 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
     prompt.write_text((ROOT / "resources/prompts/paper-v1.txt").read_text(encoding="utf-8"), encoding="utf-8")
     store = tmp_path / "store" / "responses.sqlite"
     sample = {"kind": "published_csv", "path": str(SAMPLE)}
-    with FaultServer(plans={"Lyon": ["429", "ok"]}, retry_after="0") as server:
+    # item 2's German sentence only ever gets English answers: it is left out, with its reason in Table 2
+    with FaultServer(plans={"Lyon": ["429", "ok"], "Eisenbahner": ["wrong_language"] * 3}, retry_after="0") as server:
         write_config(tmp_path, {
             "model_store": str(MODEL_STORE),
             "generation": {"model": "fault", "base_url": server.base_url, "prompt": str(prompt), "store": str(store),
@@ -316,16 +458,20 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         })
         env = {"OPENAI_API_KEY": secret}
         snakemake(tmp_path, env=env)
-        assert len(server.seen) == 4 * 2 + 1  # 4 items x 2 languages, plus the retried 429
+        assert len(server.seen) == 4 * 2 + 1 + 2  # 4 items x 2 languages, the retried 429, two re-asks of item 2
         assert {s.authorization for s in server.seen} == {f"Bearer {secret}"}
         reports = [json.loads((tmp_path / f"results/generation/gen/{lang}.json").read_text()) for lang in ("de", "fr")]
-        assert [r["generated"] for r in reports] == [4, 4] and all(r["failed"] == [] for r in reports)
+        assert [r["generated"] for r in reports] == [3, 4] and reports[1]["failed"] == []
+        assert [(f["id"], f["reason"]) for f in reports[0]["failed"]] == [(2, "0 valid distractors after 3 attempts")]
         assert sum(r["retries"] for r in reports) == 1  # the first "Lyon" request (either language) got a 429
         distractors = pl.read_parquet(tmp_path / "results/distractors/gen/fr.parquet")
         assert distractors.height == 16 and set(distractors["generator"]) == {"llm:fault"}
         assert set(pl.read_parquet(tmp_path / "results/distractors/rules/de.parquet")["generator"]) == {"rules-v1"}
         table = pl.read_csv(tmp_path / "results/tables/table2.csv")
         assert table.columns[2:6] == ["LLM DE→FR", "LLM FR→DE", "Rules DE→FR", "Rules FR→DE"]
+        assert table.filter(pl.col("view") == "n").row(0)[2:4] == (3.0, 3.0)
+        markdown = (tmp_path / "results/tables/table2.md").read_text(encoding="utf-8")
+        assert "LLM: 1 of 4 items not scored (1 × de: 0 valid distractors after 3 attempts)." in markdown
 
         # the key is nowhere: results, logs, Snakemake metadata, the response store
         for path in [p for p in tmp_path.rglob("*") if p.is_file()]:
