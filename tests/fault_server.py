@@ -8,7 +8,6 @@ ok, three (only three items), preamble (chatter around the list), wrong_language
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from dataclasses import dataclass, field
