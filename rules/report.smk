@@ -3,7 +3,6 @@
 
 rule mteb_json:
     input:
-        parallel="results/data/{dataset}/parallel.parquet",
         candidates="results/candidates/{dataset}/direct.parquet",
         scores=score_files,
     output:
@@ -32,6 +31,18 @@ rule table2:
         ),
         tex="results/tables/table2.tex",
         csv="results/tables/table2.csv",
+        pairs_md=report(
+            "results/tables/table2_pairs.md",
+            caption="../report/table2_pairs.rst",
+            category="Tables",
+        ),
+        pairs_csv="results/tables/table2_pairs.csv",
+        figure_pdf="results/figures/table2.pdf",
+        figure_png=report(
+            "results/figures/table2.png",
+            caption="../report/table2_figure.rst",
+            category="Figures",
+        ),
     log:
         "results/logs/table2.log",
     conda:
@@ -40,5 +51,6 @@ rule table2:
         entries=table2_entries(),
         dataset_labels=[spec["label"] for spec in config["datasets"].values()],
         directions=config["directions"],
+        uncertainty=config["table2"],
     script:
         "../workflow/scripts/table2.py"

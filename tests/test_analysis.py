@@ -4,7 +4,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from clsd import distractor_stats, shifts, swaps, table3
+from clsd import distractor_stats, intervals, shifts, swaps, table3
 from clsd.embed import embedding_table
 
 # ---- single-word pairs -------------------------------------------------------------------------
@@ -125,9 +125,9 @@ def test_shift_formulas_on_hand_made_vectors():
 
 def test_bootstrap_interval_brackets_the_mean():
     values = np.random.default_rng(0).normal(1.0, 0.5, 200)
-    low, high = shifts.bootstrap_ci(values, 1000, seed=1)
+    low, high = intervals.bootstrap_ci(values, 1000, seed=1)
     assert low < values.mean() < high and high - low < 0.3
-    assert shifts.bootstrap_ci(values, 1000, seed=1) == (low, high)
+    assert intervals.bootstrap_ci(values, 1000, seed=1) == (low, high)
 
 
 def test_groups_summary_and_correlations():

@@ -229,3 +229,22 @@ def test_selection_counts_whitespace_words():
     assert datasets.select_min_words(frame, "de", 4)["fr"].to_list() == ["y"]
     with pytest.raises(InputError, match="select.lang"):
         datasets.select_min_words(frame, "en", 1)
+
+
+def test_dropped_items_carry_their_reason():
+    from clsd import candidates
+
+    parallel = pl.DataFrame({"id": [0, 1, 2], "row": [1, 2, 3], "de": ["a", "b", "c"], "fr": ["x", "y", "z"]})
+    rows = lambda lang, ids: pl.DataFrame({"id": [i for i in ids for _ in range(4)], "lang": lang, "k": [1, 2, 3, 4] * len(ids),  # noqa: E731
+                                           "text": "t"})
+    de, fr = rows("de", [0, 1]), rows("fr", [0])
+    metas = [{"lang": "de", "generator": "llm:m", "failed": [{"id": 2, "lang": "de", "reason": "1 valid distractors after 3 attempts"}]},
+             {"lang": "fr", "source": {"path": "/data/head.csv"}}]
+    kept, dropped = candidates.complete_items(parallel, [de, fr], ["de", "fr"], 4)
+    assert kept["id"].to_list() == [0] and dropped == [1, 2]
+    assert candidates.dropped_reasons(dropped, [de, fr], metas, ["de", "fr"], 4) == [
+        {"id": 1, "reason": "fr: not in head.csv"},
+        {"id": 2, "reason": "de: 1 valid distractors after 3 attempts; fr: not in head.csv"},
+    ]
+    both = candidates.dropped_reasons([1], [de.filter(pl.col("id") == 0), fr], [metas[1] | {"lang": "de"}, metas[1]], ["de", "fr"], 4)
+    assert both == [{"id": 1, "reason": "not in head.csv"}]

@@ -8,14 +8,13 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import polars as pl
 import pytest
 import yaml
 
-from clsd import datasets
+from clsd import datasets, report
 from clsd.embed import text_key
 from clsd.io import read_meta
 
@@ -118,11 +117,26 @@ def fresh_copy(workdir, tmp_path) -> Path:
     return copy
 
 
+def p1_columns(table: pl.DataFrame) -> pl.DataFrame:
+    """Table 2's CSV without its interval columns."""
+    return table.select([c for c in table.columns if not c.endswith((" ci_low", " ci_high"))])
+
+
 def test_outputs_of_the_whole_dag(workdir):
-    table = pl.read_csv(workdir / "results/tables/table2.csv")
+    from mteb.results.task_result import TaskResult
+
+    full = pl.read_csv(workdir / "results/tables/table2.csv")
+    table = p1_columns(full)
     assert table.columns == ["view", "model", "Sample DE→FR", "Sample FR→DE", "Raw DE→FR", "Raw FR→DE", "Average"]
     assert table["model"].to_list() == ["minilm", "minilm-query", "items scored"]
     assert table.row(2) == ("n", "items scored", 22.0, 22.0, 22.0, 22.0, None)
+    assert (full["Sample DE→FR ci_low"] <= full["Sample DE→FR"]).head(2).all() and (full["Average ci_high"] >= full["Average"]).head(2).all()
+    pairs = pl.read_csv(workdir / "results/tables/table2_pairs.csv")
+    assert pairs.height == 4 and set(pairs["model_a"]) == {"minilm"} and set(pairs["model_b"]) == {"minilm-query"}
+    assert (workdir / "results/figures/table2.png").read_bytes()[:4] == b"\x89PNG"
+    for path in (workdir / "results/mteb").rglob("*.json"):
+        loaded = TaskResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        assert loaded.mteb_version and loaded.evaluation_time > 0 and len(loaded.scores["test"]) == 2
     scored = table.filter(pl.col("view") != "n")
     # the raw corpus after selection holds the sample's pairs: identical scores
     assert scored["Sample DE→FR"].to_list() == scored["Raw DE→FR"].to_list()
@@ -156,7 +170,9 @@ def test_outputs_of_the_whole_dag(workdir):
     assert scored["Sample DE→FR"][0] == pytest.approx(expected)
 
     record = json.loads((workdir / "results/mteb/minilm/sample.json").read_text())
-    assert record["dataset_revision"] == datasets.sha256_file(SAMPLE)
+    assert record["dataset_revision"] == report.dataset_revision(read_meta(workdir / "results/candidates/sample/direct.parquet"))
+    raw = json.loads((workdir / "results/mteb/minilm/raw.json").read_text())
+    assert raw["dataset_revision"] != record["dataset_revision"]  # same texts, other sources
     assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de"}
     assert {s["n_items"] for s in record["scores"]["test"]} == {22} and record["items_not_scored"] == []
     assert "encoding 220 distinct texts" in (workdir / "results/logs/embed/minilm/sample/direct.log").read_text()
@@ -194,7 +210,7 @@ def test_analysis_outputs(workdir):
 def test_html_report_holds_every_table_and_figure(workdir):
     snakemake(workdir, "--report", str(workdir / "report.html"))
     html = (workdir / "report.html").read_text(encoding="utf-8")
-    for name in ("table2.md", "table3.md", "table5.md", "correlations.md", "x_change.png", "m_change.png"):
+    for name in ("table2.md", "table2_pairs.md", "table2.png", "table3.md", "table5.md", "correlations.md", "x_change.png", "m_change.png"):
         assert name in html
     assert "successful distractor" in html and "bootstrap" in html  # captions say how it was computed
 
@@ -467,7 +483,7 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         distractors = pl.read_parquet(tmp_path / "results/distractors/gen/fr.parquet")
         assert distractors.height == 16 and set(distractors["generator"]) == {"llm:fault"}
         assert set(pl.read_parquet(tmp_path / "results/distractors/rules/de.parquet")["generator"]) == {"rules-v1"}
-        table = pl.read_csv(tmp_path / "results/tables/table2.csv")
+        table = p1_columns(pl.read_csv(tmp_path / "results/tables/table2.csv"))
         assert table.columns[2:6] == ["LLM DE→FR", "LLM FR→DE", "Rules DE→FR", "Rules FR→DE"]
         assert table.filter(pl.col("view") == "n").row(0)[2:4] == (3.0, 3.0)
         markdown = (tmp_path / "results/tables/table2.md").read_text(encoding="utf-8")

@@ -6,6 +6,8 @@ src-tgt uses slot 0 of src as the query and slots 0..k of tgt as the candidates 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -24,7 +26,8 @@ def complete_items(parallel: pl.DataFrame, distractors: list[pl.DataFrame], lang
 
 def dropped_reasons(dropped: list[int], distractors: list[pl.DataFrame], metas: list[dict], languages: list[str], k: int) -> list[dict]:
     """Why each dropped item was left out: per language lacking distractors, the generator's recorded failure
-    (generation report) or what the distractor file holds for it. `metas[i]` is the provenance of `distractors[i]`."""
+    (generation report) or what the distractor file holds for it (one reason when every language has the
+    same). `metas[i]` is the provenance of `distractors[i]`."""
     failures = {(f["id"], f["lang"]): f["reason"] for meta in metas for f in meta.get("failed", [])}
     counts = Counter(row for frame in distractors for row in frame.select("id", "lang").iter_rows())
     origin = {meta.get("lang"): Path((meta.get("source") or {}).get("path", "")).name or meta.get("generator", "?") for meta in metas}
@@ -38,8 +41,10 @@ def dropped_reasons(dropped: list[int], distractors: list[pl.DataFrame], metas: 
             reason = failures.get((item, lang))
             if reason is None:
                 reason = f"not in {origin.get(lang)}" if n == 0 else f"{n} of {k} distractors in {origin.get(lang)}"
-            reasons.append(f"{lang}: {reason}")
-        records.append({"id": item, "reason": "; ".join(reasons)})
+            reasons.append((lang, reason))
+        same = len({reason for _, reason in reasons}) == 1 and len(reasons) == len(languages)
+        text = reasons[0][1] if same else "; ".join(f"{lang}: {reason}" for lang, reason in reasons)
+        records.append({"id": item, "reason": text})
     return records
 
 
@@ -60,3 +65,11 @@ def build(parallel: pl.DataFrame, distractors: list[pl.DataFrame], languages: li
 def distinct_texts(table: pl.DataFrame) -> list[str]:
     """Each distinct text once, in first-seen order (a source is used by two directions, encoded once)."""
     return table["text"].unique(maintain_order=True).to_list()
+
+
+def content_sha256(table: pl.DataFrame) -> str:
+    """Checksum of a candidate table's rows (id, lang, slot, text) in order: the texts a model is evaluated on."""
+    digest = hashlib.sha256()
+    for row in table.select("id", "lang", "slot", "text").iter_rows():
+        digest.update(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
+    return digest.hexdigest()

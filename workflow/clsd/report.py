@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 from collections import Counter
 from dataclasses import dataclass
@@ -10,14 +11,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from clsd import render
-from clsd.score import summary
+from clsd.intervals import bootstrap_means, holm, mcnemar_exact, percentile_interval
+from clsd.score import precision_at_1, summary
 
 #: ISO 639-3 + script codes as MTEB writes them.
 MTEB_LANGUAGES = {"de": "deu-Latn", "fr": "fra-Latn", "en": "eng-Latn"}
-PACKAGES = ("clsd", "torch", "sentence-transformers", "transformers", "polars", "numpy", "snakemake")
+PACKAGES = ("clsd", "mteb", "torch", "sentence-transformers", "transformers", "polars", "numpy", "snakemake")
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,31 @@ def direction_label(direction: str) -> str:
     return f"{src.upper()}→{tgt.upper()}"
 
 
-def table2(files: list[ScoreFile], directions: list[str]) -> tuple[pl.DataFrame, dict[str, int]]:
+@dataclass(frozen=True)
+class Outcome:
+    """Per-item correctness of one Table 2 cell (view × model × dataset × direction)."""
+
+    view: str
+    model: str
+    column: str
+    ids: np.ndarray
+    correct: np.ndarray
+    path: str
+
+
+def read_outcomes(files: list[ScoreFile], directions: list[str]) -> list[Outcome]:
+    """Every cell of Table 2, in table order (files in input order, then directions)."""
+    cells = []
+    for item in files:
+        scores = pl.read_parquet(item.path)
+        for direction in directions:
+            part = scores.filter(pl.col("direction") == direction).sort("id")
+            column = f"{item.dataset_label} {direction_label(direction)}"
+            cells.append(Outcome(item.view, item.model, column, part["id"].to_numpy(), part["correct"].to_numpy(), item.path))
+    return cells
+
+
+def table2(outcomes: list[Outcome]) -> tuple[pl.DataFrame, dict[str, int]]:
     """Wide Table 2: one row per view and model (input order), a column per dataset × direction, Average;
     and the number of items scored per column.
 
@@ -57,21 +84,16 @@ def table2(files: list[ScoreFile], directions: list[str]) -> tuple[pl.DataFrame,
     """
     rows: dict[tuple[str, str], dict[str, float]] = {}
     counts: dict[str, int] = {}
-    for item in files:
-        scores = pl.read_parquet(item.path)
-        p1 = summary(scores)
-        n_items = dict(scores.group_by("direction").len().iter_rows())
-        row = rows.setdefault((item.view, item.model), {})
-        for direction in directions:
-            column = f"{item.dataset_label} {direction_label(direction)}"
-            if column in row:
-                raise ValueError(f"two score files for {item.view} / {item.model} / {column}: labels must be unique")
-            if counts.setdefault(column, n_items[direction]) != n_items[direction]:
-                raise ValueError(
-                    f"{item.path}: {n_items[direction]} items scored for {column}, other rows scored {counts[column]}; "
-                    "rerun its embedding and scoring"
-                )
-            row[column] = p1[direction]
+    for cell in outcomes:
+        row = rows.setdefault((cell.view, cell.model), {})
+        if cell.column in row:
+            raise ValueError(f"two score files for {cell.view} / {cell.model} / {cell.column}: labels must be unique")
+        if counts.setdefault(cell.column, cell.ids.size) != cell.ids.size:
+            raise ValueError(
+                f"{cell.path}: {cell.ids.size} items scored for {cell.column}, other rows scored {counts[cell.column]}; "
+                "rerun its embedding and scoring"
+            )
+        row[cell.column] = precision_at_1(cell.correct)
     columns = list(counts)
     records = []
     for (view, model), values in rows.items():
@@ -79,6 +101,50 @@ def table2(files: list[ScoreFile], directions: list[str]) -> tuple[pl.DataFrame,
         records.append({"view": view, "model": model, **{c: values.get(c) for c in columns}, "Average": sum(present) / len(present)})
     schema = {"view": pl.String, "model": pl.String, **{c: pl.Float64 for c in columns}, "Average": pl.Float64}
     return pl.DataFrame(records, schema=schema, orient="row"), counts
+
+
+def confidence_intervals(outcomes: list[Outcome], n_boot: int, seed: int) -> pl.DataFrame:
+    """95% percentile bootstrap interval of every cell and of each row's Average (long: view, model, column,
+    n, p1, ci_low, ci_high, in percent). Items are resampled per cell; the Average's replicates are the mean
+    of its cells' replicates. Seeded: the same inputs give the same intervals."""
+    rows, replicates = [], {}
+    for index, cell in enumerate(outcomes):
+        means = 100.0 * bootstrap_means(cell.correct, n_boot, np.random.default_rng([seed, index]))
+        replicates.setdefault((cell.view, cell.model), []).append(means)
+        low, high = percentile_interval(means)
+        rows.append({"view": cell.view, "model": cell.model, "column": cell.column, "n": int(cell.ids.size),
+                     "p1": precision_at_1(cell.correct), "ci_low": low, "ci_high": high})
+    for (view, model), parts in replicates.items():
+        cells = [r for r in rows if (r["view"], r["model"]) == (view, model)]
+        low, high = percentile_interval(np.mean(parts, axis=0))
+        rows.append({"view": view, "model": model, "column": "Average", "n": sum(r["n"] for r in cells),
+                     "p1": float(np.mean([r["p1"] for r in cells])), "ci_low": low, "ci_high": high})
+    schema = {"view": pl.String, "model": pl.String, "column": pl.String, "n": pl.Int64, "p1": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def paired_comparisons(outcomes: list[Outcome]) -> pl.DataFrame:
+    """Every pair of models on the same items (per view and column): discordant counts, P@1 difference,
+    exact McNemar p-value and its Holm adjustment over all comparisons of the table."""
+    rows = []
+    by_cell: dict[tuple[str, str], list[Outcome]] = {}
+    for cell in outcomes:
+        by_cell.setdefault((cell.view, cell.column), []).append(cell)
+    for (view, column), cells in by_cell.items():
+        for i, a in enumerate(cells):
+            for b in cells[i + 1 :]:
+                if not np.array_equal(a.ids, b.ids):
+                    raise ValueError(f"{a.path} and {b.path} scored different items for {column}")
+                only_a = int(np.sum(a.correct & ~b.correct))
+                only_b = int(np.sum(~a.correct & b.correct))
+                rows.append({"view": view, "column": column, "model_a": a.model, "model_b": b.model, "n": int(a.ids.size),
+                             "only_a": only_a, "only_b": only_b,
+                             "difference": precision_at_1(a.correct) - precision_at_1(b.correct),
+                             "p_mcnemar": mcnemar_exact(only_a, only_b)})
+    schema = {"view": pl.String, "column": pl.String, "model_a": pl.String, "model_b": pl.String, "n": pl.Int64,
+              "only_a": pl.Int64, "only_b": pl.Int64, "difference": pl.Float64, "p_mcnemar": pl.Float64}
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    return frame.with_columns(pl.Series("p_holm", holm(frame["p_mcnemar"].to_list()), dtype=pl.Float64))
 
 
 def not_scored_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
@@ -97,37 +163,76 @@ def not_scored_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return notes
 
 
-def write_table2(table: pl.DataFrame, counts: dict[str, int], notes: list[str], md: str | Path, tex: str | Path, csv: str | Path) -> None:
+def write_table2(
+    table: pl.DataFrame,
+    counts: dict[str, int],
+    intervals: pl.DataFrame,
+    notes: list[str],
+    show_ci: bool,
+    md: str | Path,
+    tex: str | Path,
+    csv: str | Path,
+) -> None:
     """Write Table 2 in all three formats: P@1 in percent (two decimals in Markdown/LaTeX, full precision in
-    CSV), a last row `n` with the items scored per column, and the not-scored footnotes under the table."""
-    n_row = {"view": "n", "model": "items scored", **{c: float(n) for c, n in counts.items()}, "Average": None}
-    full = pl.concat([table, pl.DataFrame([n_row], schema=table.schema, orient="row")])
-    shown = full.with_columns(
-        pl.when(pl.col("view") == "n").then(pl.col(c).cast(pl.Int64).cast(pl.String)).otherwise(pl.col(c).map_elements(lambda v: f"{v:.2f}", return_dtype=pl.String)).alias(c)
-        for c in [*counts, "Average"]
-    )
-    right = set(counts) | {"Average"}
-    render.write(shown.rename({"view": "View", "model": "Model"}), md, tex, csv=None, right=right, notes=notes)
-    full.write_csv(csv)
+    CSV, with `<column> ci_low`/`ci_high` columns), a last row `n` with the items scored per column, and the
+    not-scored footnotes under the table. `show_ci` adds `± half-width` of the 95% interval to each cell."""
+    value_columns = [*counts, "Average"]
+    half = {(r["view"], r["model"], r["column"]): (r["ci_high"] - r["ci_low"]) / 2 for r in intervals.iter_rows(named=True)}
+
+    def shown(view: str, model: str, column: str, value: float | None) -> str | None:
+        if value is None:
+            return None
+        return f"{value:.2f} ± {half[(view, model, column)]:.2f}" if show_ci else f"{value:.2f}"
+
+    rows = [
+        {"View": r["view"], "Model": r["model"], **{c: shown(r["view"], r["model"], c, r[c]) for c in value_columns}}
+        for r in table.iter_rows(named=True)
+    ]
+    rows.append({"View": "n", "Model": "items scored", **{c: str(n) for c, n in counts.items()}, "Average": None})
+    display = pl.DataFrame(rows, schema={"View": pl.String, "Model": pl.String, **{c: pl.String for c in value_columns}}, orient="row")
+    render.write(display, md, tex, csv=None, right=set(value_columns), notes=notes)
+
+    bounds = intervals.pivot(on="column", index=["view", "model"], values=["ci_low", "ci_high"])
+    renamed = {f"{bound}_{c}": f"{c} {bound}" for c in value_columns for bound in ("ci_low", "ci_high")}
+    full = table.join(bounds.rename(renamed), on=["view", "model"], how="left", maintain_order="left")
+    full = full.select("view", "model", *[name for c in value_columns for name in (c, f"{c} ci_low", f"{c} ci_high")])
+    n_row = pl.DataFrame([{"view": "n", "model": "items scored", **{c: float(n) for c, n in counts.items()}}])
+    pl.concat([full, n_row], how="diagonal_relaxed").write_csv(csv)
 
 
-def dataset_revision(dataset_meta: dict[str, Any]) -> str:
-    """One checksum for a dataset: its single source's sha256, or the sha256 of its sources' checksums."""
-    checksums = [source["sha256"] for source in dataset_meta["sources"]]
-    if len(checksums) == 1:
-        return checksums[0]
-    return hashlib.sha256(" ".join(checksums).encode("ascii")).hexdigest()
+def write_pairs(pairs: pl.DataFrame, md: str | Path, csv: str | Path) -> None:
+    """The paired comparisons as Markdown (differences with 2 decimals, p-values with 3 significant digits)
+    and CSV (full precision)."""
+    pairs.write_csv(csv)
+    shown = pairs.with_columns(pl.col(c).map_elements(lambda p: f"{p:.3g}", return_dtype=pl.String) for c in ("p_mcnemar", "p_holm"))
+    Path(md).write_text(render.markdown(shown.rename({"difference": "P@1 A − B"}), right={"p_mcnemar", "p_holm"}), encoding="utf-8")
+
+
+def dataset_revision(candidates_meta: dict[str, Any]) -> str:
+    """One checksum for what a model was evaluated on: the pairs' sources and selection, the distractors'
+    provenance (published file checksums, or generator, endpoint, sampling and prompt checksum) and the
+    candidate texts themselves. A new prompt, LLM or distractor file is a new revision."""
+    parallel = candidates_meta["parallel"]
+    record = {
+        "sources": [source["sha256"] for source in parallel["sources"]],
+        "selection": parallel.get("selection"),
+        "distractors": candidates_meta.get("distractors", []),
+        "texts": candidates_meta.get("content_sha256"),
+    }
+    return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def mteb_result(
     *,
     dataset: str,
-    dataset_meta: dict[str, Any],
+    candidates_meta: dict[str, Any],
     model_meta: dict[str, Any],
     scores_by_view: dict[str, pl.DataFrame],
-    candidates_meta: dict[str, Any] | None = None,
+    evaluation_time: float | None,
 ) -> dict[str, Any]:
-    """One MTEB-shaped results record for a model on a dataset (fractions rounded to 6 decimals)."""
+    """One results record for a model on a dataset that loads with mteb's `TaskResult.from_dict` (mteb 2.x):
+    task_name, dataset_revision, mteb_version, evaluation_time (encoding seconds) and scores.test with one
+    entry per view and direction (fractions rounded to 6 decimals)."""
     subsets = []
     for view, scores in scores_by_view.items():
         for direction, p1 in summary(scores).items():
@@ -141,13 +246,20 @@ def mteb_result(
                     "n_items": n_items,
                 }
             )
+    try:
+        mteb_version = metadata.version("mteb")
+    except metadata.PackageNotFoundError:
+        mteb_version = None
     return {
         "task_name": f"CLSD-{dataset}",
-        "dataset_revision": dataset_revision(dataset_meta),
-        "dataset": dataset_meta,
+        "dataset_revision": dataset_revision(candidates_meta),
+        "mteb_version": mteb_version,
+        "evaluation_time": evaluation_time,
+        "kg_co2_emissions": None,
         "scores": {"test": subsets},
+        "dataset": candidates_meta["parallel"],
         "model": model_meta,
         "packages": package_versions(),
         "ties": "a tie between the true target and a distractor counts as a failure",
-        "items_not_scored": (candidates_meta or {}).get("dropped", []),
+        "items_not_scored": candidates_meta.get("dropped", []),
     }

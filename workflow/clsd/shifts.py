@@ -14,6 +14,7 @@ import polars as pl
 from scipy import stats
 
 from clsd.embed import lookup, text_key
+from clsd.intervals import bootstrap_ci
 from clsd.score import normalise
 
 
@@ -73,17 +74,6 @@ def pair_shifts(pairs: pl.DataFrame, table: pl.DataFrame, embeddings: pl.DataFra
         pl.Series("x_shift", (cos_sd - cos_st) / n, dtype=pl.Float64),
         pl.Series("m_shift", (cos_td - 1.0) / n, dtype=pl.Float64),
     )
-
-
-def bootstrap_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float, float]:
-    """95% percentile bootstrap interval of the mean."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size < 2:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, values.size, size=(n_boot, values.size))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
 
 
 def pos_groups(shifts: pl.DataFrame, min_group: int) -> pl.DataFrame:

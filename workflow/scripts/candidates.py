@@ -26,5 +26,7 @@ write_table(
     table,
     snakemake.output[0],
     {"view": "direct", "parallel": read_meta(snakemake.input.parallel), "items": parallel_all.height,
-     "dropped_items": dropped, "dropped": reasons, "generators": [meta.get("generator") for meta in metas]},
+     "dropped": reasons, "generators": [meta.get("generator") for meta in metas],
+     "distractors": [{key: value for key, value in meta.items() if key != "parallel"} for meta in metas],
+     "content_sha256": candidates.content_sha256(table)},
 )

@@ -66,4 +66,5 @@ Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_asc
 write_table(table, snakemake.output.distractors, {"dataset": snakemake.wildcards.dataset, "lang": lang,
                                                   "generator": snakemake.params.label,
                                                   "settings": {**settings.sampling(), "model": settings.model, "endpoint": endpoint},
+                                                  "prompt_sha256": sha256_file(snakemake.input.prompt),
                                                   "failed": report["failed"], "parallel": read_meta(snakemake.input.parallel)})

@@ -1,4 +1,4 @@
-"""Rule `mteb_json`: one MTEB-shaped results file per model and dataset."""
+"""Rule `mteb_json`: one results file per model and dataset that loads with mteb's TaskResult."""
 
 import json
 from pathlib import Path
@@ -9,11 +9,13 @@ from clsd.report import mteb_result
 
 logs.to_file(snakemake.log[0])
 views = snakemake.params.views
+metas = [read_meta(path) for path in snakemake.input.scores]
+seconds = [meta.get("encode_seconds") for meta in metas]
 result = mteb_result(
     dataset=snakemake.wildcards.dataset,
-    dataset_meta=read_meta(snakemake.input.parallel),
-    model_meta=read_meta(snakemake.input.scores[0])["model"],
-    scores_by_view={view: read_table(path) for view, path in zip(views, snakemake.input.scores)},
     candidates_meta=read_meta(snakemake.input.candidates),
+    model_meta=metas[0]["model"],
+    scores_by_view={view: read_table(path) for view, path in zip(views, snakemake.input.scores)},
+    evaluation_time=None if None in seconds else round(sum(seconds), 3),
 )
 Path(snakemake.output[0]).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

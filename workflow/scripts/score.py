@@ -15,4 +15,5 @@ scores = score.score(
 )
 for direction, p1 in score.summary(scores).items():
     logging.info("%s P@1 = %.2f", direction, p1)
-write_table(scores, snakemake.output[0], {"model": embeddings_meta["model"], "view": snakemake.wildcards.view})
+write_table(scores, snakemake.output[0], {"model": embeddings_meta["model"], "view": snakemake.wildcards.view,
+                                          "encode_seconds": embeddings_meta.get("encode_seconds")})

@@ -1,12 +1,17 @@
-"""Rule `table2`: the paper's Table 2 (P@1 per model × dataset × direction, a block per view), with the
-number of items scored per column and a footnote for items left out."""
+"""Rule `table2`: the paper's Table 2 (P@1 per model × dataset × direction, a block per view) with 95%
+bootstrap intervals, items scored per column and a footnote for items left out; the paired model
+comparisons; and Table 2 as a figure."""
 
-from clsd import logs
+from clsd import figures, logs, report
 from clsd.io import read_meta
-from clsd.report import ScoreFile, not_scored_notes, table2, write_table2
 
 logs.to_file(snakemake.log[0])
-files = [ScoreFile(**entry, path=path) for entry, path in zip(snakemake.params.entries, snakemake.input.scores)]
-table, counts = table2(files, snakemake.params.directions)
-notes = not_scored_notes([(label, read_meta(path)) for label, path in zip(snakemake.params.dataset_labels, snakemake.input.candidates)])
-write_table2(table, counts, notes, snakemake.output.md, snakemake.output.tex, snakemake.output.csv)
+settings, output = snakemake.params.uncertainty, snakemake.output
+files = [report.ScoreFile(**entry, path=path) for entry, path in zip(snakemake.params.entries, snakemake.input.scores)]
+outcomes = report.read_outcomes(files, snakemake.params.directions)
+table, counts = report.table2(outcomes)
+intervals = report.confidence_intervals(outcomes, settings["bootstrap"], settings["seed"])
+notes = report.not_scored_notes([(label, read_meta(path)) for label, path in zip(snakemake.params.dataset_labels, snakemake.input.candidates)])
+report.write_table2(table, counts, intervals, notes, settings["show_ci"], output.md, output.tex, output.csv)
+report.write_pairs(report.paired_comparisons(outcomes), output.pairs_md, output.pairs_csv)
+figures.table2_figure(intervals.filter(intervals["column"] != "Average"), output.figure_pdf, output.figure_png)
