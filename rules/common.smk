@@ -235,6 +235,9 @@ def translator_sentinel():
     return []
 
 
+TRANSLATOR_SENTINEL = translator_sentinel()
+
+
 def pivot_csv(wildcards):
     return config["datasets"][wildcards.dataset].get("pivot_csv")
 

@@ -3,7 +3,7 @@
 
 rule convert_ct2:
     input:
-        translator_sentinel(),
+        TRANSLATOR_SENTINEL,
     output:
         directory("results/translators/ct2"),
     log:
@@ -21,7 +21,7 @@ rule translate:
     input:
         texts="results/candidates/{dataset}/direct.parquet",
         converted=converted_model(),
-        model=translator_sentinel(),
+        model=TRANSLATOR_SENTINEL,
         published=pivot_inputs,
     output:
         "results/pivot/{dataset}.parquet",
