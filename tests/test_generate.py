@@ -174,6 +174,9 @@ def test_parse_rejects_copies_duplicates_empty_and_wrong_language():
     parsed = parse.parse_answer(answer, ORIGINAL, "de")
     assert parsed.accepted == ["Der Stadtrat hat den Bau abgelehnt."]
     assert [reason for _, reason in parsed.rejected] == ["copy", "duplicate", "empty", "wrong_language", "wrong_language"]
+    # a copy up to case, whitespace and final punctuation would tie with the true target: rejected too
+    assert parse.parse_answer("1. der  Stadtrat hat den BAU genehmigt!", ORIGINAL, "de").rejected == [
+        ("der  Stadtrat hat den BAU genehmigt!", "copy")]
 
 
 def test_language_detection():
