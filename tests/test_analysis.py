@@ -14,7 +14,7 @@ from clsd.embed import embedding_table
     ("target", "distractor", "expected"),
     [
         ("Der Rat hat genehmigt.", "Der Rat hat abgelehnt.", ("swap", 3, "genehmigt.", "abgelehnt.")),
-        ("Der Rat hat genehmigt.", "Der Rat hat genehmigt!", ("swap", 3, "genehmigt.", "genehmigt!")),
+        ("Der Rat hat genehmigt.", "Der Rat hat abgelehnt!", ("swap", 3, "genehmigt.", "abgelehnt!")),
         ("a b c", "x b c", ("swap", 0, "a", "x")),
         ("Er hat genehmigt.", "Er hat nicht genehmigt.", ("addition", 2, None, "nicht")),
         ("a b", "a b c", ("addition", 2, None, "c")),
@@ -36,6 +36,10 @@ def test_single_word_changes(target, distractor, expected):
         ("a b", "a b c d"),  # two additions
         ("a b c", "a x c d"),  # swap plus addition
         ("a  b", "a b"),  # whitespace differences are not a change
+        ("Der Rat hat genehmigt.", "Der Rat hat genehmigt!"),  # punctuation only
+        ("Der Rat hat genehmigt.", "Der rat hat genehmigt."),  # case only
+        ("Le conseil a approuvé.", "Le conseil a « approuvé »."),  # quotes added to a word
+        ("Der Rat hat genehmigt.", "Der Rat – hat genehmigt."),  # an added dash is no word
     ],
 )
 def test_not_single_word(target, distractor):
@@ -89,8 +93,20 @@ def test_table3_percentages_and_bin_sizes():
     rows = {r["Levenshtein"]: r for r in table.iter_rows(named=True)}
     assert rows["[0.9,0.999)"]["A"] == pytest.approx(200 / 3) and rows["[0.9,0.999)"]["|D_bin|"] == 2
     assert rows["[0.6,0.7)"]["A"] == pytest.approx(100 / 3)
-    assert rows["outside"]["B"] == 100.0 and rows["[0.3,0.6)"]["|D_bin|"] == 1
+    assert sum(rows[label]["A"] for label in table["Levenshtein"].to_list()[:5]) == pytest.approx(100.0)
+    assert rows["[0.3,0.6)"]["|D_bin|"] == 1 and rows[table3.OUTSIDE_ROW]["|D_bin|"] == 1
+    # B's only successful distractor lies outside the bins: no bin percentages, 100% outside
+    assert rows["[0.9,0.999)"]["B"] is None and rows[table3.OUTSIDE_ROW]["B"] == 100.0 and rows[table3.OUTSIDE_ROW]["A"] == 0.0
     assert table["Levenshtein"].to_list()[:5] == ["[0.9,0.999)", "[0.8,0.9)", "[0.7,0.8)", "[0.6,0.7)", "[0.3,0.6)"]
+
+
+def test_table3_bin_percentages_leave_out_the_outside_distractors():
+    """The paper's percentages are over its five bins: a near-copy outside them must not shrink them."""
+    successful = pl.DataFrame({"model": ["A"] * 4, "lang": ["de"] * 4, "bin": ["[0.8,0.9)", "[0.8,0.9)", "[0.3,0.6)", "outside"]})
+    everything = pl.DataFrame({"lang": ["de"] * 4, "bin": ["[0.8,0.9)", "[0.8,0.9)", "[0.3,0.6)", "outside"]})
+    rows = {r["Levenshtein"]: r for r in table3.table3(successful, everything, ["A"], {}).iter_rows(named=True)}
+    assert rows["[0.8,0.9)"]["A"] == pytest.approx(200 / 3) and rows["[0.3,0.6)"]["A"] == pytest.approx(100 / 3)
+    assert rows[table3.OUTSIDE_ROW]["A"] == 25.0
 
 
 # ---- shifts ---------------------------------------------------------------------------------------

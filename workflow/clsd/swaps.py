@@ -2,7 +2,9 @@
 
 A *swap* has the same number of tokens and one differing position; an *addition* has one more token and
 equals the target once that token is removed (the first such position is reported). Tokens are
-whitespace-separated, punctuation attached, as in the paper.
+whitespace-separated, punctuation attached, as in the paper. An edit of punctuation or case only
+("genehmigt." → "genehmigt!", "Rat" → "rat"), or an added token without a letter or digit, changes no word
+and is not a single-word pair (whitespace differences are no change at all).
 """
 
 from __future__ import annotations
@@ -22,18 +24,23 @@ class Change:
     new: str  # the distractor's token
 
 
+def word_form(token: str) -> str:
+    """What a token says as a word: its letters and digits, case-folded."""
+    return "".join(char for char in token.casefold() if char.isalnum())
+
+
 def single_word_change(target: str, distractor: str) -> Change | None:
-    """The one-token change turning `target` into `distractor`, or None if it is not exactly one token."""
+    """The one-word change turning `target` into `distractor`, or None if it is not exactly one word."""
     t, d = target.split(), distractor.split()
     if len(t) == len(d):
         differing = [i for i, (a, b) in enumerate(zip(t, d)) if a != b]
-        if len(differing) == 1:
+        if len(differing) == 1 and word_form(t[differing[0]]) != word_form(d[differing[0]]):
             i = differing[0]
             return Change("swap", i, t[i], d[i])
         return None
     if len(d) == len(t) + 1:
         i = next((i for i, (a, b) in enumerate(zip(t, d)) if a != b), len(t))
-        if d[:i] + d[i + 1 :] == t:
+        if d[:i] + d[i + 1 :] == t and word_form(d[i]):
             return Change("addition", i, None, d[i])
     return None
 

@@ -2,8 +2,8 @@
 
 For every failed item the *successful distractor* is the distractor with the highest cosine to the source.
 Similarity is rapidfuzz's normalised InDel similarity (= python-Levenshtein's `ratio`). Bins are
-right-open: [0.3,0.6), [0.6,0.7), [0.7,0.8), [0.8,0.9), [0.9,0.999); values outside them are counted in
-`outside`. Languages are target languages: French pools the DE→FR sets of all datasets.
+right-open: [0.3,0.6), [0.6,0.7), [0.7,0.8), [0.8,0.9), [0.9,0.999); percentages are over these five bins
+(the paper's), and values outside them are listed separately. Languages are target languages: French pools the DE→FR sets of all datasets.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from rapidfuzz.distance import Indel
 
 from clsd.io import read_table
 
+#: Label of Table 3's last row: successful distractors outside the five bins, in percent of all of them.
+OUTSIDE_ROW = "outside (% of all)"
 #: Right-open bin edges of the paper's Table 3, high to low as printed there.
 BINS: list[tuple[float, float]] = [(0.9, 0.999), (0.8, 0.9), (0.7, 0.8), (0.6, 0.7), (0.3, 0.6)]
 
@@ -74,20 +76,26 @@ def all_distractor_bins(candidates: pl.DataFrame) -> pl.DataFrame:
 def table3(successful: pl.DataFrame, everything: pl.DataFrame, models: list[str], language_names: dict[str, str]) -> pl.DataFrame:
     """Rows (language, bin); |D_bin| and, per model, the percentage of its successful distractors in the bin.
 
+    As in the paper, the five bins' percentages add up to 100 (of the successful distractors inside them);
+    the last row gives the share of all successful distractors that fall outside the bins.
+
     `successful` has columns model, lang, bin; `everything` has lang, bin for all distractors.
     """
     rows = []
+    labels = [bin_label(*b) for b in BINS]
     for lang in everything["lang"].unique(maintain_order=True).to_list():
-        totals = {m: successful.filter((pl.col("model") == m) & (pl.col("lang") == lang)).height for m in models}
-        for label in [bin_label(*b) for b in BINS] + ["outside"]:
+        mine = {m: successful.filter((pl.col("model") == m) & (pl.col("lang") == lang)) for m in models}
+        in_bins = {m: frame.filter(pl.col("bin").is_in(labels)).height for m, frame in mine.items()}
+        for label in labels + ["outside"]:
             row: dict[str, object] = {
                 "Language": language_names.get(lang, lang),
-                "Levenshtein": label,
+                "Levenshtein": OUTSIDE_ROW if label == "outside" else label,
                 "|D_bin|": everything.filter((pl.col("lang") == lang) & (pl.col("bin") == label)).height,
             }
-            for model in models:
-                n = successful.filter((pl.col("model") == model) & (pl.col("lang") == lang) & (pl.col("bin") == label)).height
-                row[model] = 100.0 * n / totals[model] if totals[model] else None
+            for model, frame in mine.items():
+                n = frame.filter(pl.col("bin") == label).height
+                total = frame.height if label == "outside" else in_bins[model]
+                row[model] = 100.0 * n / total if total else None
             rows.append(row)
     schema = {"Language": pl.String, "Levenshtein": pl.String, "|D_bin|": pl.Int64, **{m: pl.Float64 for m in models}}
     return pl.DataFrame(rows, schema=schema, orient="row")
