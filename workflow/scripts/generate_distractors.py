@@ -51,9 +51,10 @@ with ExitStack() as stack:
                           requests_per_minute=config["requests_per_minute"])
 
     store = ResponseStore(config["store"])
-    if store.unkeyed():
+    unkeyed = store.unkeyed()
+    if unkeyed:
         logging.warning("%d responses in %s were stored before requests were keyed by endpoint and are not reused",
-                        store.unkeyed(), config["store"])
+                        unkeyed, config["store"])
     generator = llm.Generator(settings, store, connect)
     table, report = llm.generate(items, lang, generator, config["prices"], snakemake.params.label)
     store.close()
