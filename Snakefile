@@ -48,6 +48,14 @@ localrules:
     examples,
     pivot_failures,
     distractor_stats,
+    validation_table,
+
+
+# Validation is a small local job unless the judge asks an LLM (then it is placed like generation).
+if not config["validation"]["judge"]:
+
+    localrules:
+        validate_distractors,
 
 
 wildcard_constraints:

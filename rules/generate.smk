@@ -1,11 +1,13 @@
 # Generated distractor sets: an LLM behind an OpenAI-compatible endpoint (a local llama.cpp server by
 # default), or the rule-based baseline. One job per dataset and language, with its own concurrency.
+# Every set, generated or published, then passes validation (clsd.validate) on its way to the candidates.
 
 
 rule generate_distractors:
     input:
         parallel="results/data/{dataset}/parallel.parquet",
         prompt=config["generation"]["prompt"],
+        judge_prompt=judge_prompt_input(),
         model=llm_model_input(),
         gguf=local_gguf_input(),
     output:
@@ -26,6 +28,7 @@ rule generate_distractors:
         llm=1,
     params:
         settings=generation_settings(),
+        validation=generation_validation(),
         gguf=local_gguf_path(),
         label=distractor_label,
     script:
@@ -49,3 +52,29 @@ rule rule_distractors:
         label=distractor_label,
     script:
         "../workflow/scripts/rule_distractors.py"
+
+
+rule validate_distractors:
+    input:
+        parallel="results/data/{dataset}/parallel.parquet",
+        distractors="results/distractors/{dataset}/{lang}.parquet",
+        judge_prompt=judge_prompt_input(),
+        model=llm_model_input() if config["validation"]["judge"] else [],
+        gguf=local_gguf_input() if config["validation"]["judge"] else [],
+    output:
+        distractors="results/validated/{dataset}/{lang}.parquet",
+        report="results/validation/{dataset}/{lang}.json",
+    log:
+        "results/logs/validate_distractors/{dataset}/{lang}.log",
+    conda:
+        "../envs/generate.yaml"
+    threads: llm_threads() if config["validation"]["judge"] else 1
+    resources:
+        llm=1 if config["validation"]["judge"] else 0,
+    params:
+        validation=validation_params,
+        kind=distractor_kind,
+        generation=generation_settings() if config["validation"]["judge"] else None,
+        gguf=local_gguf_path() if config["validation"]["judge"] else None,
+    script:
+        "../workflow/scripts/validate_distractors.py"

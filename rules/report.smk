@@ -54,3 +54,21 @@ rule table2:
         uncertainty=config["table2"],
     script:
         "../workflow/scripts/table2.py"
+
+
+rule validation_table:
+    input:
+        validation_reports(),
+    output:
+        md=report(
+            "results/tables/validation.md",
+            caption="../report/validation.rst",
+            category="Validation",
+        ),
+        csv="results/tables/validation.csv",
+    log:
+        "results/logs/validation_table.log",
+    conda:
+        "../envs/report.yaml"
+    script:
+        "../workflow/scripts/validation_table.py"

@@ -1,8 +1,10 @@
 """A fault-injecting OpenAI-compatible chat server on 127.0.0.1, written for the generation tests.
 
 Each request's behaviour comes from a per-sentence plan (a list consumed in order; "ok" once it runs out):
-ok, three (only three items), preamble (chatter around the list), wrong_language, 429 (with Retry-After),
-500, hang (answer after the client's timeout), malformed (invalid JSON), 400, 401.
+ok, three (only three items), preamble (chatter around the list), wrong_language, reorder (the first item is
+the sentence with its words reordered), 429 (with Retry-After), 500, hang (answer after the client's
+timeout), malformed (invalid JSON), 400, 401. Judge requests ("Do these two ... sentences have the same
+meaning?") are answered "Yes." when sentence B contains one of `equivalent`, else "No.".
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class FaultServer:
     latency: float = 0.0
     hang_seconds: float = 3.0
     retry_after: str = "1"
+    equivalent: tuple[str, ...] = ()
     seen: list[Seen] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -89,6 +92,8 @@ class FaultServer:
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         content = body["messages"][-1]["content"]
+        if content.startswith("Do these two"):
+            return self._judge(body, content)
         language = "German" if "Answer in German!" in content else "French"
         sentence = content.split("\n", 1)[1].strip()
         with self._lock:
@@ -110,12 +115,25 @@ class FaultServer:
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines[:3], 1))
         elif behaviour == "preamble":
             text = "Sure! Here are four tricky sentences:\n\n" + "\n".join(f"{i}) **{t}**" for i, t in enumerate(lines, 1)) + "\n\nI hope this helps."
+        elif behaviour == "reorder":
+            words = sentence.rstrip(".").split()
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate([" ".join(words[1:] + words[:1]) + ".", *lines[1:]], 1))
         elif behaviour == "wrong_language":
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(ENGLISH, 1))
         else:
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))
+        return self._answer(body, text)
+
+    def _answer(self, body: dict, text: str) -> web.Response:
         return web.json_response({
             "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90},
         })
+
+    def _judge(self, body: dict, content: str) -> web.Response:
+        distractor = next(line for line in content.splitlines() if line.startswith("Sentence B: "))[len("Sentence B: "):]
+        with self._lock:
+            self.seen.append(Seen(time.monotonic(), distractor, "judge", ""))
+        same = any(fragment in distractor for fragment in self.equivalent)
+        return self._answer(body, "Yes." if same else "No.")

@@ -4,6 +4,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from clsd import candidates as candidates_module
 from clsd import distractor_stats, intervals, shifts, swaps, table3
 from clsd.embed import embedding_table
 
@@ -126,17 +127,24 @@ def test_shift_formulas_on_hand_made_vectors():
     # de source S, fr target T and distractor d, as unit vectors with known cosines
     s, t = np.array([1.0, 0.0, 0.0]), np.array([0.8, 0.6, 0.0])
     d = np.array([0.6, 0.8, 0.0])
-    table = candidates([(0, "de", 0, "S"), (0, "fr", 0, "T"), (0, "fr", 1, "d"), (1, "de", 0, "S1"), (1, "fr", 0, "T1")])
-    embeddings = embedding_table(["S", "T", "d", "S1", "T1"], "", np.array([s, t, d, [0, 0, 1.0], [0, 0.6, 0.8]], dtype=np.float32))
-    parallel, unrelated = shifts.pair_cosines(table, embeddings, "", ["de", "fr"], seed=3)
-    np.testing.assert_allclose(parallel, [0.8, 0.8], atol=1e-6)
+    # item 1 is a parallel pair without distractors (not scored): N still counts it (the paper's definition)
+    table = candidates([(0, "de", 0, "S"), (0, "fr", 0, "T"), (0, "fr", 1, "d")])
+    pairs_all = pl.DataFrame({"id": [1, 0], "de": ["S1", "S"], "fr": ["T1", "T"]})
+    embeddings = embedding_table(["S", "T", "d", "S1", "T1"], "", np.array([s, t, d, [0, 0, 1.0], [0, 0.28, 0.96]], dtype=np.float32))
+    parallel, unrelated = shifts.pair_cosines(pairs_all, embeddings, "", ["de", "fr"], seed=3)
+    np.testing.assert_allclose(parallel, [0.8, 0.96], atol=1e-6)
     np.testing.assert_allclose(unrelated, [0.0, 0.0], atol=1e-6)  # S·T1 = 0, S1·T = 0
     norm = shifts.normaliser([parallel], [unrelated])
-    assert norm["N"] == pytest.approx(0.8)
+    assert norm["N"] == pytest.approx(0.88)
     pairs = pl.DataFrame({"id": [0], "lang": ["fr"], "k": [1]})
     result = shifts.pair_shifts(pairs, table, embeddings, "", ["de", "fr"], norm["N"])
-    assert result["x_shift"][0] == pytest.approx((0.6 - 0.8) / 0.8, abs=1e-6)
-    assert result["m_shift"][0] == pytest.approx((0.96 - 1.0) / 0.8, abs=1e-6)
+    assert result["x_shift"][0] == pytest.approx((0.6 - 0.8) / 0.88, abs=1e-6)
+    assert result["m_shift"][0] == pytest.approx((0.96 - 1.0) / 0.88, abs=1e-6)
+
+
+def test_the_direct_view_encodes_every_parallel_original_once():
+    pairs_all = pl.DataFrame({"id": [0, 1, 2], "de": ["S", "S1", "S"], "fr": ["T", "T1", "T2"]})
+    assert candidates_module.with_originals(["S", "d", "T"], pairs_all, ["de", "fr"]) == ["S", "d", "T", "S1", "T1", "T2"]
 
 
 def test_bootstrap_interval_brackets_the_mean():

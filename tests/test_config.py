@@ -183,3 +183,12 @@ def test_sha256_pins_are_validated_and_pivot_csv_takes_one():
     assert cfg.validate(config)["datasets"]["s"]["pivot_csv"] == {"path": "mt.csv"}
     config["datasets"]["s"]["pivot_csv"] = {"path": "mt.csv", "sha256": "ab" * 32}
     assert cfg.validate(config)["datasets"]["s"]["pivot_csv"]["sha256"] == "ab" * 32
+
+
+def test_validation_defaults_and_the_judge_prompt(tmp_path):
+    config = cfg.validate(MINIMAL)
+    assert config["validation"] == {"rules": True, "judge": False, "judge_prompt": str(ROOT / "resources/prompts/judge-v1.txt"),
+                                    "apply_to_published": False, "examples": 3}
+    assert cfg.validate(with_change(["validation"], {"judge": True}))["validation"]["judge"]  # the shipped prompt, any workdir
+    with pytest.raises(InputError, match=r"config key validation\.judge_prompt: judge template .*nope\.txt"):
+        cfg.validate(with_change(["validation"], {"judge": True, "judge_prompt": str(tmp_path / "nope.txt")}))

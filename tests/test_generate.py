@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sqlite3
 import subprocess
@@ -12,7 +13,10 @@ import pytest
 
 from clsd.generate import llm, parse, rules_based
 from clsd.generate.client import ChatClient, RequestRejected
+from clsd.generate.endpoint import judge_settings
+from clsd.generate.judge import Judge
 from clsd.generate.store import ResponseStore
+from clsd.validate import Validator
 
 from conftest import MODEL_STORE, ROOT
 from fault_server import FaultServer, distractors_for
@@ -118,6 +122,52 @@ def test_identical_requests_in_flight_are_sent_once(tmp_path):
         assert report["new_responses"] == 2 and report["shared_in_flight"] == 2
         texts = {i: table.filter(table["id"] == i)["text"].to_list() for i in (0, 2, 3)}
         assert texts[0] == texts[2] == texts[3] == distractors_for(sentence, "German")
+
+
+def test_a_reordered_distractor_is_re_asked_and_recorded(tmp_path):
+    sentence = item("Q")
+    with FaultServer(plans={"Stadtrat Q ": ["reorder"]}) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        gen = generator(server, store)
+        gen.validator = Validator("de")
+        table, report = llm.generate([(0, sentence)], "de", gen, {}, "llm:fault")
+        assert len(server.seen) == 2  # the reorder cost one more request
+        assert table["text"].to_list() == distractors_for(sentence, "German")[1:] + distractors_for(sentence, "German")[:1]
+        assert report["rejects"] == {"reorder": 1} and report["failed"] == []
+        words = sentence.rstrip(".").split()
+        assert report["rejected"] == [{"id": 0, "lang": "de", "text": " ".join(words[1:] + words[:1]) + ".", "reason": "reorder"}]
+        # without the rules, the reorder is accepted from the stored answer and nothing is asked
+        again, _ = llm.generate([(0, sentence)], "de", generator(server, store), {}, "llm:fault")
+        assert len(server.seen) == 2 and again["text"][0] == " ".join(words[1:] + words[:1]) + "."
+
+
+def test_judged_paraphrases_are_re_asked_and_verdicts_come_from_the_store(tmp_path):
+    sentence = item("J")
+    template = (ROOT / "resources/prompts/judge-v1.txt").read_text()
+
+    def run(server: FaultServer, store: ResponseStore) -> tuple:
+        gen = generator(server, store)
+        judge = llm.Generator(judge_settings({"model": "fault", "seed": None, "concurrency": 4}, template, server.base_url),
+                              store, lambda: gen.client)
+        gen.validator = Validator("de", judge=Judge(judge, template, "de"))
+        return llm.generate([(0, sentence)], "de", gen, {"prompt_per_1k": 1.0, "completion_per_1k": 1.0}, "llm:fault", judge)
+
+    with FaultServer(equivalent=("heute",)) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        table, report = run(server, store)
+        judged = [s for s in server.seen if s.behaviour == "judge"]
+        # attempt 0: four judged, "heute" equivalent; attempts 1 and 2 answer the same: only "heute" is judged
+        # again (from the store), the three kept ones are duplicates
+        assert len(judged) == 4 and len(server.seen) == 4 + 3
+        assert report["rejects"] == {"judged_equivalent": 3}
+        assert report["failed"] == [{"id": 0, "lang": "de", "reason": "3 valid distractors after 3 attempts", "rejected": {"judged_equivalent": 3}}]
+        assert report["judge"]["new_responses"] == 4 and report["judge"]["cache_hits"] == 2
+        assert report["estimated_cost"] == pytest.approx((3 + 4) * 90 / 1000)  # generation and judge tokens
+        stored = [json.loads(row[0]) for row in sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT params FROM responses")]
+        assert sorted(p["temperature"] for p in stored) == [0.0] * 4 + [1.0] * 3
+        seen = len(server.seen)
+        again, second = run(server, store)
+        assert len(server.seen) == seen and second["judge"]["new_responses"] == 0 and again.equals(table)
 
 
 def test_the_endpoint_is_part_of_the_request_key(tmp_path):

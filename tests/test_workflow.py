@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -210,7 +211,8 @@ def test_analysis_outputs(workdir):
 def test_html_report_holds_every_table_and_figure(workdir):
     snakemake(workdir, "--report", str(workdir / "report.html"))
     html = (workdir / "report.html").read_text(encoding="utf-8")
-    for name in ("table2.md", "table2_pairs.md", "table2.png", "table3.md", "table5.md", "correlations.md", "x_change.png", "m_change.png"):
+    for name in ("table2.md", "table2_pairs.md", "table2.png", "table3.md", "table5.md", "correlations.md", "x_change.png", "m_change.png",
+                 "validation.md"):
         assert name in html
     assert "successful distractor" in html and "bootstrap" in html  # captions say how it was computed
 
@@ -260,8 +262,9 @@ def test_changing_a_dataset_label_reruns_only_the_tables_that_print_it(fresh_cop
 
 
 def per_dataset(dataset: str) -> set[tuple[str, ...]]:
-    """Every job downstream of a dataset's candidate table (both models, direct view), with the aggregations."""
+    """Every job downstream of a dataset's distractor sets (validation, both models, direct view), with the aggregations."""
     jobs = {("candidates", "", dataset, "", ""), ("single_word_pairs", "", dataset, "", ""), ("distractor_stats", "", "", "", "")}
+    jobs |= {("validate_distractors", "", dataset, "", lang) for lang in ("de", "fr")} | {("validation_table", "", "", "", "")}
     jobs |= {(rule, model, dataset, "direct", "") for rule in ("embed", "score") for model in ("minilm", "minilm-query")}
     jobs |= {("mteb_json", model, dataset, "", "") for model in ("minilm", "minilm-query")}
     jobs |= {("shifts", model, "", "", "") for model in ("minilm", "minilm-query")}
@@ -286,6 +289,50 @@ def test_editing_a_published_distractor_file_replans_exactly_what_it_feeds(fresh
     assert job_set(planned_jobs(fresh_copy)) == expected
     snakemake(fresh_copy)
     assert "Toulouse" in " ".join(pl.read_parquet(fresh_copy / "results/candidates/raw/direct.parquet")["text"])
+
+
+def rewrite_cells(path: Path, changes: dict[tuple[int, str], str]) -> None:
+    """Set cells of a published CSV ((row, column) → text), written back with the csv module."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for (row, column), text in changes.items():
+        rows[row][column] = text
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_published_distractors_are_flagged_and_removed_only_when_asked(fresh_copy):
+    path = fresh_copy / "sources/distractors.csv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        first = next(csv.DictReader(handle))
+    words = first["French"].rstrip(".").split()
+    reorder = " ".join(words[3:] + words[:3]) + "."
+    non_word = first["German"].replace("genehmigt", "genehmigtet")
+    rewrite_cells(path, {(0, "fr_adv2"): reorder, (0, "de_adv3"): non_word})
+    snakemake(fresh_copy)
+    validation = pl.read_csv(fresh_copy / "results/tables/validation.csv")
+    raw = {row["Language"]: row for row in validation.filter(pl.col("Dataset") == "raw").iter_rows(named=True)}
+    assert raw["French"]["reorder"] == 1 and raw["German"]["non_word"] == 1 and raw["French"]["Action"] == "flagged"
+    assert raw["French"]["Kept"] == raw["French"]["Checked"] == 88
+    assert validation.filter(pl.col("Dataset") == "sample")["Checked"].to_list() == [88, 88]
+    assert reorder in (fresh_copy / "results/tables/validation.md").read_text(encoding="utf-8")
+    table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
+    assert table.filter(pl.col("view") == "n")["Raw DE→FR"][0] == 22  # flagged only: the published data is unchanged
+
+    config = read_config(fresh_copy)
+    config["validation"] = {"apply_to_published": True}
+    write_config(fresh_copy, config)
+    assert {rule for rule, _ in planned_jobs(fresh_copy)} >= {"validate_distractors", "candidates", "embed", "table2"}
+    snakemake(fresh_copy)
+    validation = pl.read_csv(fresh_copy / "results/tables/validation.csv")
+    assert validation.filter(pl.col("Dataset") == "raw")["Action"].to_list() == ["removed", "removed"]
+    table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
+    assert table.filter(pl.col("view") == "n")["Raw DE→FR"][0] == 21
+    markdown = (fresh_copy / "results/tables/table2.md").read_text(encoding="utf-8")
+    assert "1 of 22 items not scored" in markdown and "validation removed 1 distractor(s): non_word" in markdown
+    assert "validation removed 1 distractor(s): reorder" in markdown
 
 
 def test_editing_a_file_of_a_local_model_folder_replans_its_jobs(fresh_copy):
@@ -511,3 +558,25 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         assert {w["dataset"] for rule, w in planned_jobs(tmp_path) if rule == "generate_distractors"} == {"gen"}
         snakemake(tmp_path, env=env)
         assert len(server.seen) == seen + 8
+
+        # the judge: a paraphrase is re-asked during generation, every set (generated or not) is judged, each
+        # question is asked once, and the verdicts come from the store after `rm -r results`
+        server.equivalent = ("primaires demain",)  # the "demain" variant of item 0's French sentence
+        config = read_config(tmp_path)
+        config["validation"] = {"judge": True}
+        write_config(tmp_path, config)
+        before = len(server.seen)
+        snakemake(tmp_path, env=env)
+        judged = [s.sentence for s in server.seen[before:] if s.behaviour == "judge"]
+        assert judged and len(judged) == len(set(judged))
+        assert len(server.seen) - before - len(judged) == 2  # item 0's French sentence asked twice more
+        validation = pl.read_csv(tmp_path / "results/tables/validation.csv")
+        gen_fr = validation.filter((pl.col("Dataset") == "gen") & (pl.col("Language") == "French")).row(0, named=True)
+        assert gen_fr["judged_equivalent"] == 3 and gen_fr["Action"] == "re-asked"
+        assert validation.filter(pl.col("Dataset") == "rules")["judged_equivalent"].to_list() == [0, 0]
+        markdown = (tmp_path / "results/tables/table2.md").read_text(encoding="utf-8")
+        assert "LLM: 2 of 4 items not scored" in markdown and "fr: 3 valid distractors after 3 attempts" in markdown
+        seen = len(server.seen)
+        shutil.rmtree(tmp_path / "results")
+        snakemake(tmp_path, env=env)
+        assert len(server.seen) == seen

@@ -67,6 +67,13 @@ def distinct_texts(table: pl.DataFrame) -> list[str]:
     return table["text"].unique(maintain_order=True).to_list()
 
 
+def with_originals(texts: list[str], parallel: pl.DataFrame, languages: list[str]) -> list[str]:
+    """`texts` followed by each original sentence of `parallel` not among them yet (first-seen order)."""
+    seen = set(texts)
+    extra = [text for lang in languages for text in parallel[lang].to_list() if text not in seen and not seen.add(text)]
+    return texts + extra
+
+
 def content_sha256(table: pl.DataFrame) -> str:
     """Checksum of a candidate table's rows (id, lang, slot, text) in order: the texts a model is evaluated on."""
     digest = hashlib.sha256()

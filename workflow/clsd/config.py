@@ -18,6 +18,7 @@ from clsd.errors import InputError
 from clsd.model_store import RECIPES
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
+JUDGE_PROMPT = Path(__file__).resolve().parents[2] / "resources" / "prompts" / "judge-v1.txt"
 
 
 def _with_defaults(validator_class: type) -> type:
@@ -79,6 +80,8 @@ def check(config: dict[str, Any]) -> None:
     for name, model in config["models"].items():
         model.setdefault("label", name)
         check_model(name, model)
+    if config["validation"]["judge_prompt"] is None:
+        config["validation"]["judge_prompt"] = str(JUDGE_PROMPT)
     check_unique_labels(config)
     check_pivot(config)
     check_generation(config)
@@ -107,13 +110,20 @@ def llm_datasets(config: dict[str, Any]) -> list[str]:
     return [name for name, d in config["datasets"].items() if d["distractors"]["kind"] == "llm"]
 
 
+def uses_llm(config: dict[str, Any]) -> bool:
+    """Whether any job asks the generation endpoint: LLM distractors, or the validation judge."""
+    return bool(llm_datasets(config)) or config["validation"]["judge"]
+
+
 def check_generation(config: dict[str, Any]) -> None:
-    """LLM generation must have a prompt file and an endpoint or a local model."""
-    if not llm_datasets(config):
+    """LLM generation must have a prompt file and an endpoint or a local model; the judge its prompt file."""
+    if not uses_llm(config):
         return
     generation = config["generation"]
-    if not Path(generation["prompt"]).is_file():
+    if llm_datasets(config) and not Path(generation["prompt"]).is_file():
         raise InputError(f"config key generation.prompt: prompt template {generation['prompt']!r} not found")
+    if config["validation"]["judge"] and not Path(config["validation"]["judge_prompt"]).is_file():
+        raise InputError(f"config key validation.judge_prompt: judge template {config['validation']['judge_prompt']!r} not found")
     local = generation["local"]
     if generation["base_url"] is None:
         if local["gguf"] is not None and not Path(os.path.expanduser(local["gguf"])).is_file():

@@ -1,8 +1,9 @@
 """Normalised cosine shifts of single-word distractors (the paper's Figures 2 and 3) and their correlations.
 
-N (per model) = mean cos(S, T) over the original pairs − mean cos(S, T') over unrelated pairs, where T' is
-the target of another item: targets are permuted by a seeded derangement (Sattolo's algorithm, a random
-cyclic permutation, so no item keeps its own target) within each dataset.
+N (per model) = mean cos(S, T) over all parallel pairs of the datasets (the paper's definition: every pair,
+also those not scored for lack of distractors) − mean cos(S, T') over unrelated pairs, where T' is the
+target of another pair: targets are permuted by a seeded derangement (Sattolo's algorithm, a random cyclic
+permutation, so no pair keeps its own target) within each dataset.
 Cross-lingual shift = (cos(S, d) − cos(S, T)) / N; monolingual shift = (cos(T, d) − 1) / N.
 Negative shifts mean the distractor moved away from the source (the model noticed the change).
 """
@@ -30,22 +31,15 @@ def derangement(n: int, seed: int) -> np.ndarray:
     return order
 
 
-def vectors(table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, lang: str, slot: int, ids: list[int]) -> np.ndarray:
-    """L2-normalised embeddings of (id, lang, slot) texts in the order of `ids`."""
-    texts = table.filter((pl.col("lang") == lang) & (pl.col("slot") == slot)).select("id", "text")
-    by_id = dict(zip(texts["id"].to_list(), texts["text"].to_list()))
-    return normalise(lookup(embeddings, [text_key(prefix, by_id[i]) for i in ids]))
-
-
-def pair_cosines(table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, languages: list[str], seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """cos(S, T) of every original pair and of its deranged (unrelated) counterpart (none for a single item)."""
-    ids = sorted(table.filter(pl.col("slot") == 0)["id"].unique().to_list())
-    a = vectors(table, embeddings, prefix, languages[0], 0, ids)
-    b = vectors(table, embeddings, prefix, languages[1], 0, ids)
-    parallel = np.einsum("nd,nd->n", a, b)
-    if len(ids) < 2:
-        return parallel, np.empty(0)
-    return parallel, np.einsum("nd,nd->n", a, b[derangement(len(ids), seed)])
+def pair_cosines(parallel: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, languages: list[str], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """cos(S, T) of every parallel pair (columns id and one per language) and of its deranged (unrelated)
+    counterpart (none for a single pair)."""
+    ordered = parallel.sort("id")
+    a, b = (normalise(lookup(embeddings, [text_key(prefix, text) for text in ordered[lang].to_list()])) for lang in languages[:2])
+    cosines = np.einsum("nd,nd->n", a, b)
+    if ordered.height < 2:
+        return cosines, np.empty(0)
+    return cosines, np.einsum("nd,nd->n", a, b[derangement(ordered.height, seed)])
 
 
 def normaliser(parallel: list[np.ndarray], unrelated: list[np.ndarray]) -> dict[str, float]:

@@ -1,4 +1,8 @@
-"""Rule `embed`: encode each distinct text of a dataset view once with one model; Parquet keyed by text hash."""
+"""Rule `embed`: encode each distinct text of a dataset view once with one model; Parquet keyed by text hash.
+
+The direct view also encodes the original sentences of parallel pairs that are not scored (no full set of
+distractors): the shift normaliser N is defined over every parallel pair.
+"""
 
 import json
 import logging
@@ -14,6 +18,8 @@ spec = embed.ModelSpec(**snakemake.params.model)
 model = embed.load_model(spec, snakemake.params.device)
 prefix = embed.applied_prefix(spec, model.prompts)
 texts = candidates.distinct_texts(read_table(snakemake.input.texts))
+if snakemake.input.parallel:
+    texts = candidates.with_originals(texts, read_table(snakemake.input.parallel[0]), snakemake.params.languages)
 logging.info("encoding %d distinct texts with %s on %s (prefix %r)", len(texts), spec.load_from, model.device, prefix)
 start = time.perf_counter()
 vectors = embed.encode(model, spec, texts)
@@ -24,6 +30,7 @@ meta = {
     "model_manifest": json.loads(Path(snakemake.input.model[0]).read_text()) if snakemake.input.model else None,
     "device": str(model.device),
     "n_texts": len(texts),
+    "parallel": read_meta(snakemake.input.parallel[0]) if snakemake.input.parallel else None,
     "encode_seconds": round(seconds, 3),
     "texts": read_meta(snakemake.input.texts),
     "packages": package_versions(),

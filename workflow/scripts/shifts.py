@@ -1,4 +1,5 @@
-"""Rule `shifts`: normalised cross- and monolingual shifts of one model's single-word pairs."""
+"""Rule `shifts`: normalised cross- and monolingual shifts of one model's single-word pairs (N over every
+parallel pair of the datasets, whose originals the direct view's embedding job also encodes)."""
 
 import logging
 
@@ -10,17 +11,19 @@ from clsd.io import read_meta, read_table, write_table
 logs.to_file(snakemake.log[0])
 seed = snakemake.params.seed
 data = []
-for dataset, languages, emb_path, cand_path, pairs_path in zip(
-    snakemake.params.datasets, snakemake.params.languages, snakemake.input.embeddings, snakemake.input.candidates, snakemake.input.pairs
+for dataset, languages, emb_path, cand_path, pairs_path, parallel_path in zip(
+    snakemake.params.datasets, snakemake.params.languages, snakemake.input.embeddings, snakemake.input.candidates,
+    snakemake.input.pairs, snakemake.input.parallel
 ):
     prefix = read_meta(emb_path)["model"]["applied_prefix"]
-    data.append((dataset, languages, read_table(emb_path), read_table(cand_path), read_table(pairs_path), prefix))
-pairs = [shifts.pair_cosines(c, e, p, langs, seed) for _, langs, e, c, _, p in data]
+    data.append((dataset, languages, read_table(emb_path), read_table(cand_path), read_table(pairs_path), prefix, read_table(parallel_path)))
+pairs = [shifts.pair_cosines(par, e, p, langs, seed) for _, langs, e, _, _, p, par in data]
 norm = shifts.normaliser([a for a, _ in pairs], [b for _, b in pairs])
-logging.info("N = %.4f (parallel %.4f, unrelated %.4f)", norm["N"], norm["parallel_mean"], norm["unrelated_mean"])
+norm["parallel_pairs"] = sum(len(a) for a, _ in pairs)
+logging.info("N = %.4f (parallel %.4f, unrelated %.4f, %d pairs)", norm["N"], norm["parallel_mean"], norm["unrelated_mean"], norm["parallel_pairs"])
 frames = [
     shifts.pair_shifts(p, c, e, prefix, langs, norm["N"]).with_columns(pl.lit(dataset).alias("dataset"))
-    for dataset, langs, e, c, p, prefix in data
+    for dataset, langs, e, c, p, prefix, _ in data
 ]
 result = pl.concat(frames).with_columns(pl.lit(snakemake.params.label).alias("model"))
 write_table(result, snakemake.output[0], {"normaliser": norm, "seed": seed, "model": snakemake.wildcards.model})

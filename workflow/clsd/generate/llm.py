@@ -22,8 +22,9 @@ from tqdm import tqdm
 from clsd.datasets import LANGUAGE_NAMES, N_DISTRACTORS
 from clsd.generate.client import ChatClient
 from clsd.generate.parse import parse_answer
-from clsd.text import normalise
 from clsd.generate.store import Response, ResponseStore, request_key
+from clsd.text import normalise
+from clsd.validate import Validator
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ class Outcome:
     keys: list[str] = field(default_factory=list)
     failure: str | None = None
     rejects: Counter = field(default_factory=Counter)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (distractor, validation reason), re-asked
     attempts: int = 0
 
 
@@ -88,8 +90,10 @@ class Tally:
 class Generator:
     """Generates distractors for many sentences of one language with bounded concurrency."""
 
-    def __init__(self, settings: Settings, store: ResponseStore, connect: Callable[[], ChatClient]) -> None:
+    def __init__(self, settings: Settings, store: ResponseStore, connect: Callable[[], ChatClient],
+                 validator: Validator | None = None) -> None:
         self.settings = settings
+        self.validator = validator
         self.store = store
         self._connect = connect
         self._client: ChatClient | None = None
@@ -150,7 +154,8 @@ class Generator:
         return response
 
     def one(self, item_id: int, sentence: str, lang: str) -> Outcome:
-        """Ask until four valid distractors came back or the attempts are used up."""
+        """Ask until four valid distractors came back or the attempts are used up; a distractor the validator
+        rejects (a reorder, a non-word, a paraphrase by the judge) is replaced by asking again."""
         outcome = Outcome(item_id, lang)
         messages = messages_for(self.settings.template, lang, sentence)
         for attempt in range(self.settings.max_attempts):
@@ -161,9 +166,15 @@ class Generator:
             if len(parsed.accepted) < N_DISTRACTORS:
                 outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid numbered sentences
             for text in parsed.accepted:
-                if len(outcome.distractors) < N_DISTRACTORS and normalise(text) not in map(normalise, outcome.distractors):
-                    outcome.distractors.append(text)
-                    outcome.keys.append(response.key)
+                if len(outcome.distractors) == N_DISTRACTORS or normalise(text) in map(normalise, outcome.distractors):
+                    continue
+                reason = self.validator.reason(sentence, text) if self.validator else None
+                if reason is not None:
+                    outcome.rejects[reason] += 1
+                    outcome.rejected.append((text, reason))
+                    continue
+                outcome.distractors.append(text)
+                outcome.keys.append(response.key)
             if len(outcome.distractors) == N_DISTRACTORS:
                 return outcome
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"
@@ -188,13 +199,24 @@ def distractor_table(outcomes: list[Outcome], generator: str) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices: dict[str, float | None]) -> dict[str, Any]:
-    """Requests, cache hits, retries, rejects by reason, failures, tokens and estimated cost of a run."""
+def judge_report(judge: Generator) -> dict[str, Any]:
+    """Requests the judge made (new), answered from the store, and their tokens."""
+    tally = judge.tally
+    return {"new_responses": tally.new_responses, "cache_hits": tally.cache_hits, "shared_in_flight": tally.shared_in_flight,
+            "new_prompt_tokens": tally.new_prompt_tokens, "new_completion_tokens": tally.new_completion_tokens}
+
+
+def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices: dict[str, float | None],
+           judge: Generator | None = None) -> dict[str, Any]:
+    """Requests, cache hits, retries, rejects by reason, failures, tokens and estimated cost of a run (the
+    judge's requests, when there is one, are listed apart and included in tokens and cost)."""
     tally, client = generator.tally, generator._client
     rejects = sum((o.rejects for o in outcomes), Counter())
+    prompt_tokens = tally.new_prompt_tokens + (judge.tally.new_prompt_tokens if judge else 0)
+    completion_tokens = tally.new_completion_tokens + (judge.tally.new_completion_tokens if judge else 0)
     cost = None
     if prices.get("prompt_per_1k") is not None and prices.get("completion_per_1k") is not None:
-        cost = tally.new_prompt_tokens / 1000 * prices["prompt_per_1k"] + tally.new_completion_tokens / 1000 * prices["completion_per_1k"]
+        cost = prompt_tokens / 1000 * prices["prompt_per_1k"] + completion_tokens / 1000 * prices["completion_per_1k"]
     return {
         "items": len(outcomes),
         "generated": sum(o.failure is None for o in outcomes),
@@ -206,18 +228,26 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
         "http_requests": client.requests if client else 0,
         "retries": client.retried if client else 0,
         "rejects": dict(rejects),
-        "new_prompt_tokens": tally.new_prompt_tokens,
-        "new_completion_tokens": tally.new_completion_tokens,
+        "judge": judge_report(judge) if judge else None,
+        "new_prompt_tokens": prompt_tokens,
+        "new_completion_tokens": completion_tokens,
         "estimated_cost": cost,
         "seconds": round(seconds, 2),
     }
 
 
-def generate(items: list[tuple[int, str]], lang: str, generator: Generator, prices: dict[str, float | None], label: str) -> tuple[pl.DataFrame, dict[str, Any]]:
-    """Run one language and return its distractor table and report."""
+def rejected_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """Every distractor the validator rejected during generation, with its reason (validation report examples)."""
+    return [{"id": o.id, "lang": o.lang, "text": text, "reason": reason} for o in outcomes for text, reason in o.rejected]
+
+
+def generate(items: list[tuple[int, str]], lang: str, generator: Generator, prices: dict[str, float | None], label: str,
+             judge: Generator | None = None) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Run one language and return its distractor table and report (with the validator's rejects)."""
     start = time.perf_counter()
     outcomes = generator.run(items, lang)
-    result = report(outcomes, generator, time.perf_counter() - start, prices)
+    result = report(outcomes, generator, time.perf_counter() - start, prices, judge)
     for failure in result["failed"]:
         log.warning("item %s (%s) failed: %s (rejected: %s)", failure["id"], failure["lang"], failure["reason"], failure["rejected"])
+    result["rejected"] = rejected_rows(outcomes)
     return distractor_table(outcomes, label), result

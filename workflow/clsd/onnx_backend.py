@@ -1,0 +1,115 @@
+"""The ONNX Runtime backend: a sentence-transformers model whose transformer runs in ONNX Runtime.
+
+sentence-transformers' own ONNX backend (`backend="onnx"`, `export_dynamic_quantized_onnx_model`) goes
+through optimum-onnx, which requires transformers < 4.58 and cannot be installed next to the transformers 5
+this project pins. So the transformer module is exported with PyTorch's own exporter (`torch.onnx.export`,
+dynamo) and optionally quantised with ONNX Runtime's own quantiser; at encode time only the transformer's
+forward pass runs in ONNX Runtime — tokenisation, prompts, pooling, dense layers and normalisation stay
+sentence-transformers' own modules, so a model's outputs keep their meaning.
+
+int8 is weight-only (ONNX Runtime's MatMulNBits, 8 bits, blocks of 32, int8 compute): dynamic activation
+quantisation (`quantize_dynamic`) moved EmbeddingGemma's embeddings to a mean cosine of 0.79 with fp32 here,
+far too far for a benchmark.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+log = logging.getLogger(__name__)
+
+ONNX_FILE = "model.onnx"
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+INT8 = {"bits": 8, "block_size": 32, "is_symmetric": True, "accuracy_level": 4}
+
+
+class OrtTransformer(torch.nn.Module):
+    """Stands in for a Hugging Face model inside sentence-transformers' Transformer module: same `config`,
+    `forward(**features)` returning `last_hidden_state`, computed by an ONNX Runtime session on the CPU."""
+
+    def __init__(self, path: str | Path, config: Any, threads: int | None) -> None:
+        import onnxruntime as ort
+
+        super().__init__()
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.input_names = [i.name for i in self.session.get_inputs()]
+        self.config = config
+        self.device = torch.device("cpu")
+
+    def forward(self, **features: Any) -> dict[str, Any]:
+        feeds = {name: features[name].cpu().numpy() for name in self.input_names}
+        hidden = self.session.run(None, feeds)[0]
+        return {"last_hidden_state": torch.from_numpy(hidden)}
+
+
+def transformer_module(model: Any) -> Any:
+    """The sentence-transformers Transformer module (the first module) of a model."""
+    module = model[0]
+    if not hasattr(module, "model") or not hasattr(module, "tokenizer"):
+        raise ValueError(f"the first module of the model is {type(module).__name__}, not a Transformer: no ONNX export")
+    return module
+
+
+def use_onnx(model: Any, path: str | Path, threads: int | None = None) -> None:
+    """Run the model's transformer in ONNX Runtime from the exported file `path` (in place)."""
+    module = transformer_module(model)
+    module.model = OrtTransformer(path, module.model.config, threads)  # the torch weights are released
+
+
+def export(model: Any, folder: Path, quantize: str) -> dict[str, Any]:
+    """Export the transformer to `folder/model.onnx` (weights in `model.onnx.data`), int8 when asked; returns
+    what was done (exporter, opset, quantisation settings, seconds)."""
+    import onnx
+
+    module = transformer_module(model)
+    network = module.model.eval()
+    sample = module.tokenizer(["Ein kurzer Satz.", "Une phrase un peu plus longue que la première."], padding=True, return_tensors="pt")
+    names = [name for name in INPUTS if name in sample]
+
+    class Forward(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.network = network
+
+        def forward(self, input_ids, attention_mask, token_type_ids=None):  # noqa: ANN001, ANN201 (traced)
+            features = {"input_ids": input_ids, "attention_mask": attention_mask}
+            if token_type_ids is not None:
+                features["token_type_ids"] = token_type_ids
+            return self.network(**features, return_dict=True).last_hidden_state
+
+    folder.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    batch, length = torch.export.Dim("batch"), torch.export.Dim("sequence")
+    raw = folder / "fp32" / ONNX_FILE
+    raw.parent.mkdir(exist_ok=True)
+    with torch.no_grad():
+        program = torch.onnx.export(Forward(), (), kwargs={name: sample[name] for name in names}, input_names=names,
+                                    output_names=["last_hidden_state"], dynamic_shapes={name: {0: batch, 1: length} for name in names},
+                                    dynamo=True, external_data=True)
+    program.save(str(raw), external_data=True)
+    done: dict[str, Any] = {"exporter": f"torch.onnx.export (dynamo), torch {torch.__version__}", "inputs": names}
+    if quantize == "int8":
+        from onnxruntime.quantization.matmul_nbits_quantizer import DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer
+
+        config = DefaultWeightOnlyQuantConfig(**INT8)
+        quantizer = MatMulNBitsQuantizer(onnx.load(str(raw)), algo_config=config, **INT8)
+        quantizer.process()
+        quantizer.model.save_model_to_file(str(folder / ONNX_FILE), use_external_data_format=True)
+        for leftover in raw.parent.iterdir():
+            leftover.unlink()
+        done["quantization"] = {"method": "onnxruntime MatMulNBits (weight-only)", **INT8}
+    else:
+        for produced in raw.parent.iterdir():
+            produced.rename(folder / produced.name)
+    raw.parent.rmdir()
+    done["seconds"] = round(time.perf_counter() - start, 1)
+    log.info("exported %s to %s in %.0f s", quantize, folder, done["seconds"])
+    return done
