@@ -24,10 +24,11 @@ from clsd.validate import Validator
 logs.to_file(snakemake.log[0])
 settings = snakemake.params.validation
 lang = snakemake.wildcards.lang
-distractors = read_table(snakemake.input.distractors)
 meta = read_meta(snakemake.input.distractors)
 parallel = read_table(snakemake.input.parallel)
 targets = dict(zip(parallel["id"].to_list(), parallel[lang].to_list()))
+# a published file may cover more items than the selection (select.limit): only selected items are checked
+distractors = read_table(snakemake.input.distractors).filter(pl.col("id").is_in(list(targets)))
 act = validation_report.action(snakemake.params.kind, settings.get("apply_to_published", False))
 
 with ExitStack() as stack:
