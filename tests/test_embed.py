@@ -48,3 +48,38 @@ def test_unknown_prompt_name_is_an_error(minilm_folder):
     spec = embed.ModelSpec(key="mini", name="n", load_from=str(minilm_folder), prompt_name="BitextMining")
     with pytest.raises(ValueError, match="model mini: no prompt named 'BitextMining'"):
         embed.load_model(spec, "cpu")
+
+
+@pytest.mark.parametrize(("dtype", "device", "expected"), [
+    ("bfloat16", "cuda", "bfloat16"), ("float16", "cuda", "float16"), ("float32", "cuda", "float32"),
+    ("bfloat16", "cpu", "float32"), ("float16", "mps", "float32"), ("float32", "cpu", "float32"),
+])
+def test_half_precision_only_on_cuda(dtype, device, expected, caplog):
+    assert embed.resolve_dtype(dtype, device) == expected
+    assert ("used on CUDA only" in caplog.text) == (dtype != expected)
+
+
+def test_row_keys_of_different_encoders_never_meet():
+    tags = {embed.encoder_tag(*settings) for settings in [
+        ("torch", "none", "float32"), ("torch", "none", "bfloat16"), ("torch", "none", "float16"),
+        ("onnx", "none", "float32"), ("onnx", "int8", "float32"), ("openvino", "none", "float32"), ("openvino", "int8", "float32")]}
+    assert len(tags) == 7 and "" in tags  # plain torch float32 keeps the plain key
+    keys = {embed.text_key(embed.row_key_prefix(tag, "query: "), "Hallo") for tag in tags}
+    assert len(keys) == 7 and embed.text_key("query: ", "Hallo") in keys
+
+
+def test_auto_device_with_a_cuda_dtype_loads_float32_on_this_cpu(minilm_folder, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    spec = embed.ModelSpec(key="k", name="n", load_from=str(minilm_folder), dtype="bfloat16")
+    model, runs_on = embed.load_model(spec, "auto")
+    assert runs_on == {"device": "cpu", "dtype": "float32", "backend": "torch", "quantize": "none", "tag": ""}
+    assert next(model.parameters()).dtype == torch.float32
+
+
+def test_an_export_backend_without_its_export_is_an_error(minilm_folder):
+    spec = embed.ModelSpec(key="k", name="n", load_from=str(minilm_folder), backend="onnx")
+    with pytest.raises(ValueError, match="backend onnx needs its export"):
+        embed.load_model(spec, "cpu")

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 import yaml
@@ -580,3 +581,53 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         shutil.rmtree(tmp_path / "results")
         snakemake(tmp_path, env=env)
         assert len(server.seen) == seen
+
+
+def test_onnx_and_openvino_backends_export_once_and_never_mix_with_torch(tmp_path):
+    """all-MiniLM-L6-v2 run by torch, ONNX Runtime int8 and OpenVINO int8: one export each, kept in the model
+    store and reused after `rm -r results`; rebuilt when an export file changes."""
+    keys = {"test-minilm-onnx": ("onnx", "int8"), "test-minilm-ov": ("openvino", "int8")}
+    for key in keys:
+        shutil.rmtree(MODEL_STORE / "exports" / key, ignore_errors=True)
+    models = {"minilm": MINILM} | {
+        key: {**MINILM, "label": key, "backend": backend, "quantize": quantize} for key, (backend, quantize) in keys.items()}
+    write_config(tmp_path, {
+        "model_store": str(MODEL_STORE),
+        # the first 8 of the sample's 22 items: validation checks only the selected items' distractors
+        "datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": str(SAMPLE)}, "select": {"limit": 8}}},
+        "models": models, "analysis": {"enabled": False},
+    })
+    snakemake(tmp_path)
+    torch_table = pl.read_parquet(tmp_path / "results/embeddings/minilm/s/direct.parquet")
+    reference = dict(zip(torch_table["text_id"], torch_table["embedding"].to_numpy()))
+    candidates = pl.read_parquet(tmp_path / "results/candidates/s/direct.parquet")
+    for key, (backend, quantize) in keys.items():
+        manifest = json.loads((tmp_path / f"results/exports/{key}.json").read_text(encoding="utf-8"))
+        assert not manifest["reused"] and manifest["identity"]["backend"] == backend and Path(manifest["file"]).is_file()
+        meta = read_meta(tmp_path / f"results/embeddings/{key}/s/direct.parquet")
+        assert meta["runs_on"]["tag"] == f"{backend}-{quantize}" and meta["export"]["file"] == manifest["file"]
+        table = pl.read_parquet(tmp_path / f"results/embeddings/{key}/s/direct.parquet")
+        assert not set(table["text_id"]) & set(reference)  # never the same row key as torch's vectors
+        # the same texts, vectors within int8 noise of torch's
+        prefix = meta["model"]["row_key_prefix"]
+        assert prefix == f"<{backend}-{quantize}>"
+        vectors = dict(zip(table["text_id"], table["embedding"].to_numpy()))
+        cosines = [float(np.dot(vectors[text_key(prefix, t)], reference[text_key("", t)])
+                         / np.linalg.norm(vectors[text_key(prefix, t)]) / np.linalg.norm(reference[text_key("", t)]))
+                   for t in candidates["text"].unique()]
+        assert min(cosines) > 0.99
+    table = p1_columns(pl.read_csv(tmp_path / "results/tables/table2.csv"))
+    assert table["model"].to_list()[:3] == ["minilm", "test-minilm-onnx", "test-minilm-ov"]
+    assert pl.read_csv(tmp_path / "results/tables/validation.csv")["Checked"].to_list() == [32, 32]
+
+    shutil.rmtree(tmp_path / "results")
+    snakemake(tmp_path)
+    assert all(json.loads((tmp_path / f"results/exports/{key}.json").read_text())["reused"] for key in keys)
+
+    onnx_folder = MODEL_STORE / "exports/test-minilm-onnx/onnx-int8"
+    with (onnx_folder / "model.onnx.data").open("ab") as handle:
+        handle.write(b"\0")
+    shutil.rmtree(tmp_path / "results")
+    snakemake(tmp_path)
+    manifest = json.loads((tmp_path / "results/exports/test-minilm-onnx.json").read_text())
+    assert not manifest["reused"] and "files of the export" in (tmp_path / "results/logs/export_model/test-minilm-onnx.log").read_text()

