@@ -86,13 +86,9 @@ def bare_encode(model, spec: embed.ModelSpec, texts: list[str]) -> float:
 
 def exported(spec: embed.ModelSpec, manifest: dict) -> str:
     """The export file of `spec`'s backend, built (or reused) in the model store exactly as export_model does."""
-    source = {"weights_sha256": manifest["weights_sha256"]}
-    wanted = exports.identity(source, spec.backend, spec.quantize)
-    folder = exports.folder_for(STORE, spec.key, spec.backend, spec.quantize)
-    if exports.reusable(folder, wanted) is None:
-        torch_spec = dataclasses.replace(spec, backend="torch", quantize="none")
-        plain = exports.plain_onnx(STORE, spec.key, source) if (spec.backend, spec.quantize) != ("onnx", "none") else None
-        exports.build(lambda: embed.load_model(torch_spec, "cpu")[0], wanted, folder, plain)
+    torch_spec = dataclasses.replace(spec, backend="torch", quantize="none")
+    folder, _, _ = exports.ensure(STORE, spec.key, spec.backend, spec.quantize, {"weights_sha256": manifest["weights_sha256"]},
+                                  lambda: embed.load_model(torch_spec, "cpu")[0])
     return str(folder / exports.FILES[spec.backend])
 
 

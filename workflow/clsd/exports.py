@@ -97,3 +97,17 @@ def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, p
     partial.rename(folder)
     log.info("exported %s %s to %s in %.0f s", backend, quantize, folder, record["seconds"])
     return record
+
+
+def ensure(store: str | Path, key: str, backend: str, quantize: str, source: dict[str, Any],
+           load_model: Callable[[], Any]) -> tuple[Path, dict[str, Any], bool]:
+    """The export of model `key` in the store: reused when its identity and files match, else built (from the
+    float32 ONNX export of the same source when there is one). Returns its folder, record and whether reused."""
+    wanted = identity(source, backend, quantize)
+    folder = folder_for(store, key, backend, quantize)
+    record = reusable(folder, wanted)
+    if record is not None:
+        log.info("reusing the export in %s", folder)
+        return folder, record, True
+    plain = plain_onnx(store, key, source) if (backend, quantize) != ("onnx", "none") else None
+    return folder, build(load_model, wanted, folder, plain), False

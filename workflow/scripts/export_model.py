@@ -2,7 +2,6 @@
 
 import dataclasses
 import json
-import logging
 from pathlib import Path
 
 from clsd import embed, exports, logs
@@ -14,15 +13,8 @@ if snakemake.input.model:  # a PyPI manifest or a local folder's checksum sentin
     source = {"weights_sha256": source["weights_sha256"]} if "weights_sha256" in source else {"files": source["files"]}
 else:
     source = {"hub": spec.name, "revision": spec.revision}
-wanted = exports.identity(source, spec.backend, spec.quantize)
-folder = exports.folder_for(snakemake.params.store, spec.key, spec.backend, spec.quantize)
-record = exports.reusable(folder, wanted)
-reused = record is not None
-if reused:
-    logging.info("reusing the export in %s", folder)
-else:
-    torch_spec = dataclasses.replace(spec, backend="torch", quantize="none", dtype="float32")
-    plain = exports.plain_onnx(snakemake.params.store, spec.key, source) if (spec.backend, spec.quantize) != ("onnx", "none") else None
-    record = exports.build(lambda: embed.load_model(torch_spec, "cpu")[0], wanted, folder, plain)
+torch_spec = dataclasses.replace(spec, backend="torch", quantize="none", dtype="float32")
+folder, record, reused = exports.ensure(snakemake.params.store, spec.key, spec.backend, spec.quantize, source,
+                                        lambda: embed.load_model(torch_spec, "cpu")[0])
 manifest = {"file": str(folder / exports.FILES[spec.backend]), "folder": str(folder), "reused": reused, **record}
 Path(snakemake.output[0]).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
