@@ -69,9 +69,7 @@ def distinct_texts(table: pl.DataFrame) -> list[str]:
 
 def with_originals(texts: list[str], parallel: pl.DataFrame, languages: list[str]) -> list[str]:
     """`texts` followed by each original sentence of `parallel` not among them yet (first-seen order)."""
-    seen = set(texts)
-    extra = [text for lang in languages for text in parallel[lang].to_list() if text not in seen and not seen.add(text)]
-    return texts + extra
+    return list(dict.fromkeys([*texts, *(text for lang in languages for text in parallel[lang].to_list())]))
 
 
 def content_sha256(table: pl.DataFrame) -> str:
