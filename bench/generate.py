@@ -1,6 +1,8 @@
 """Benchmark: generation throughput against the test server (fixed 200 ms latency) at concurrency 1 vs 8,
 as a ratio to the ideal N × latency / concurrency (target >= 0.8); with --llama also tokens/s and
-requests/min of the local llama.cpp default at 1 vs 2 concurrent requests.
+requests/min of the local llama.cpp default at 1 vs 2 concurrent requests; and the seconds from Ctrl-C
+(SIGINT to the job and its local server) or SIGTERM (to the job) to the job's exit, with a stand-in local
+server (tests/gen_worker.py), and whether the server outlived the job.
 
 Usage: python bench/generate.py [--n 200] [--llama 6]
 Prints and writes bench/results/generate.json.
@@ -11,6 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
+import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +34,7 @@ TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text(encoding="utf-8")
 
 
 def run(base_url: str, model: str, items: list[tuple[int, str]], concurrency: int, store: Path, timeout: float = 60) -> dict:
-    settings = llm.Settings(model=model, template=TEMPLATE, concurrency=concurrency, max_attempts=1)
+    settings = llm.Settings(model=model, template=TEMPLATE, endpoint=base_url, concurrency=concurrency, max_attempts=1)
     generator = llm.Generator(settings, ResponseStore(store), lambda: ChatClient(base_url=base_url, api_key="bench", timeout=timeout,
                                                                                  retries=0, requests_per_minute=None))
     start = time.perf_counter()
@@ -72,6 +78,46 @@ def llama_figures(n: int) -> dict:
     return results
 
 
+def stored(store: Path) -> int:
+    """Responses in the store so far (0 while the worker is still creating it)."""
+    try:
+        return sqlite3.connect(f"file:{store}?mode=ro", uri=True).execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def interrupt_seconds(signum: signal.Signals, to_group: bool, store: Path) -> dict:
+    """Start a 40-item local run (stand-in server answering in 0.3 s), signal it once 4 answers are stored, and time
+    its exit."""
+    command = [sys.executable, str(ROOT / "tests/gen_worker.py"), "local", str(store), "40", "2", "0.3"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    while stored(store) < 4:
+        time.sleep(0.05)
+    start = time.perf_counter()
+    if to_group:
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
+    process.wait()
+    seconds = time.perf_counter() - start
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # whatever outlived the job
+        survived = True
+    except ProcessLookupError:
+        survived = False
+    return {"seconds_to_exit": round(seconds, 2), "server_outlived_job": survived}
+
+
+def interrupt_figures() -> dict:
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, signum, to_group in (("sigint_to_group", signal.SIGINT, True), ("sigterm_to_job", signal.SIGTERM, False)):
+            results[name] = interrupt_seconds(signum, to_group, Path(tmp) / f"{name}.sqlite")
+            log.info("local run, %s: exit %.2f s after the signal, server outlived the job: %s", name,
+                     results[name]["seconds_to_exit"], results[name]["server_outlived_job"])
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)
@@ -82,7 +128,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
     for noisy in ("httpx2", "httpx", "aiohttp.access", "clsd"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    result = {"test_server": fault_server_figures(args.n, args.latency)}
+    result = {"test_server": fault_server_figures(args.n, args.latency), "interrupt": interrupt_figures()}
     if args.llama:
         result["llama_cpp"] = llama_figures(args.llama)
     args.out.parent.mkdir(parents=True, exist_ok=True)

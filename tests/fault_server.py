@@ -2,13 +2,19 @@
 
 Each request's behaviour comes from a per-sentence plan (a list consumed in order; "ok" once it runs out):
 ok, three (only three items), preamble (chatter around the list), wrong_language, reorder (the first item is
-the sentence with its words reordered), 429 (with Retry-After), 500, hang (answer after the client's
-timeout), malformed (invalid JSON), 400, 401. Judge requests ("Do these two ... sentences have the same
-meaning?") are answered "Yes." when sentence B contains one of `equivalent`, else "No.".
+the sentence with its words reordered), refusal (HTTP 200 with a refusal and no list), 429 (with
+Retry-After), 500, hang (answer after the client's timeout), malformed (invalid JSON), 400, 401, 401_echo
+(the refused API key in the message). Judge
+requests ("Do these two ... sentences have the same meaning?") are answered "Yes." when sentence B contains
+one of `equivalent`, else "No.".
+
+Run as a program it stands in for llama-cpp-python's server (`python fault_server.py --port N [--latency S]`;
+the server's other arguments are accepted and ignored) and answers every request "ok".
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import threading
 import time
@@ -17,6 +23,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 ENDINGS = {"German": ["heute", "gestern", "morgen", "bald"], "French": ["aujourd'hui", "hier", "demain", "bientôt"]}
+REFUSAL = "I'm sorry, but I can't help with creating misleading sentences."
 ENGLISH = ["The council met today.", "The bank raised rates yesterday.", "Prices fell again this week.", "Flights were cancelled tomorrow."]
 
 
@@ -41,6 +48,7 @@ class FaultServer:
     hang_seconds: float = 3.0
     retry_after: str = "1"
     equivalent: tuple[str, ...] = ()
+    port: int = 0
     seen: list[Seen] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -74,7 +82,7 @@ class FaultServer:
         app.router.add_get("/v1/models", self._models)
         runner = web.AppRunner(app)
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
+        site = web.TCPSite(runner, "127.0.0.1", self.port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]
         self._ready.set()
@@ -106,6 +114,9 @@ class FaultServer:
             return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"Retry-After": self.retry_after})
         if behaviour in ("500", "400", "401"):
             return web.json_response({"error": {"message": f"injected {behaviour}"}}, status=int(behaviour))
+        if behaviour == "401_echo":  # a server that repeats the key it refused
+            key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            return web.json_response({"error": {"message": f"Incorrect API key provided: {key}"}}, status=401)
         if behaviour == "hang":
             await asyncio.sleep(self.hang_seconds)
         if behaviour == "malformed":
@@ -118,6 +129,8 @@ class FaultServer:
         elif behaviour == "reorder":
             words = sentence.rstrip(".").split()
             text = "\n".join(f"{i}. {t}" for i, t in enumerate([" ".join(words[1:] + words[:1]) + ".", *lines[1:]], 1))
+        elif behaviour == "refusal":
+            text = REFUSAL
         elif behaviour == "wrong_language":
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(ENGLISH, 1))
         else:
@@ -137,3 +150,12 @@ class FaultServer:
             self.seen.append(Seen(time.monotonic(), distractor, "judge", ""))
         same = any(fragment in distractor for fragment in self.equivalent)
         return self._answer(body, "Yes." if same else "No.")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="a stand-in for llama-cpp-python's server")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--latency", type=float, default=0.0)
+    args, _ = parser.parse_known_args()
+    server = FaultServer(port=args.port, latency=args.latency)
+    asyncio.run(server._main())

@@ -103,8 +103,8 @@ def test_kill_9_mid_run_loses_nothing_and_duplicates_nothing(tmp_path):
         assert stored[0] == stored[1] and 0 < stored[0] < n
         assert requests_at_kill <= stored[0] + concurrency  # at most the in-flight requests were lost
 
-        finished = subprocess.run(worker, cwd=ROOT, capture_output=True, text=True, check=True)
-        new_responses, rows = map(int, finished.stdout.split())
+        finished = json.loads(subprocess.run(worker, cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+        new_responses, rows = finished["new_responses"], finished["rows"]
         assert rows == 4 * n and new_responses == n - stored[0]
         assert len(server.seen) == requests_at_kill + new_responses  # only missing requests were re-asked
         assert len(server.seen) <= n + concurrency

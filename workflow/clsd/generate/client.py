@@ -3,7 +3,11 @@
 Transport faults are retried with tenacity: 429, 5xx, timeouts, connection errors and unreadable
 responses, with exponential backoff and jitter, honouring `Retry-After`. 400/401/403/404 are not retried:
 they raise `RequestRejected` with the server's message. Requests start no faster than the configured
-requests-per-minute.
+requests-per-minute. Every error that leaves the client names the endpoint URL (never the API key).
+
+Two failures are deterministic and stop at once instead of being retried: the local llama.cpp server
+process has exited (`exited` reports its exit code), or the job is being interrupted (`stop()`, from
+Ctrl-C or SIGTERM): no new request is sent and no backoff is slept.
 """
 
 from __future__ import annotations
@@ -13,12 +17,17 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import openai
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import (RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, stop_when_event_set,
+                      wait_random_exponential)
 
 log = logging.getLogger(__name__)
+
+
+MIN_SECRET = 8  # shorter API keys (the local server's placeholder "local") are not secrets, and too common to redact
+
 
 class MalformedResponse(RuntimeError):
     """A 200 answer without a usable completion (no choices): retried like a transport fault."""
@@ -35,8 +44,17 @@ RETRYABLE = (
 )
 
 
-class RequestRejected(RuntimeError):
+class EndpointError(RuntimeError):
+    """A request that failed for good (after its retries, or at once when retrying cannot help); the message
+    starts with the endpoint URL (an interruption before any connection has none to name)."""
+
+
+class RequestRejected(EndpointError):
     """The endpoint refused the request for a reason retrying cannot fix (bad request, auth, unknown model)."""
+
+
+class Interrupted(EndpointError):
+    """The job is being interrupted (Ctrl-C, SIGTERM): the request was not sent, or its answer is abandoned."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,34 @@ def is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, RETRYABLE):
         return True
     return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+
+
+def describe(exc: BaseException, timeout: float) -> str:
+    """What went wrong, in words: `connection refused`, `HTTP 500: <the server's message>`, `no answer within 5 s`."""
+    if isinstance(exc, openai.APITimeoutError):
+        return f"no answer within {timeout:g} s"
+    if isinstance(exc, openai.APIConnectionError):
+        cause: BaseException | None = exc
+        while cause.__cause__ is not None or cause.__context__ is not None:
+            cause = cause.__cause__ or cause.__context__
+            if isinstance(cause, ConnectionRefusedError):
+                return "connection refused"
+            if isinstance(cause, ConnectionResetError):
+                return "connection reset"
+        return f"connection failed: {cause}" if cause is not exc else "connection failed"
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}: {server_message(exc)}"
+    return f"unreadable response: {exc}"
+
+
+def server_message(exc: openai.APIStatusError) -> str:
+    """The server's own error text: the `message` of an OpenAI-style error body, or the body itself."""
+    body = exc.body
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])
+    if body:
+        return body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return exc.message
 
 
 def retry_after(exc: BaseException | None) -> float | None:
@@ -83,18 +129,23 @@ class RateLimiter:
         self._next = 0.0
         self._lock = threading.Lock()
 
-    def wait(self) -> None:
+    def wait(self, stopping: threading.Event) -> None:
+        """Sleep until this request may start (cut short when `stopping` is set)."""
         if not self.interval:
             return
         with self._lock:
             now = time.monotonic()
             start = max(now, self._next)
             self._next = start + self.interval
-        time.sleep(max(0.0, start - now))
+        stopping.wait(max(0.0, start - now))
 
 
 class ChatClient:
-    """One OpenAI client plus retry and rate policy; counts requests and retries for the report."""
+    """One OpenAI client plus retry and rate policy; counts requests and retries for the report.
+
+    `exited` (a local server's `LlamaServer.exit_code`) says whether the server behind `base_url` has exited:
+    then a failed request is not retried. `stop()` makes every request in progress stop at once.
+    """
 
     def __init__(
         self,
@@ -106,41 +157,77 @@ class ChatClient:
         requests_per_minute: float | None,
         backoff_initial: float = 1.0,
         backoff_max: float = 60.0,
+        exited: Callable[[], int | None] | None = None,
     ) -> None:
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
+        self.url = str(self.client.base_url).rstrip("/")
+        self._secret = api_key if len(api_key) >= MIN_SECRET else None
+        self.timeout = timeout
         self.retries = retries
         self.wait = RetryAfterOrBackoff(backoff_initial, backoff_max)
         self.limiter = RateLimiter(requests_per_minute)
+        self.exited = exited or (lambda: None)
+        self.stopping = threading.Event()
         self.requests = 0
         self.retried = 0
         self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        """The job is being interrupted: send nothing new, retry nothing, sleep no backoff."""
+        self.stopping.set()
 
     def _count(self, field: str) -> None:
         with self._lock:
             setattr(self, field, getattr(self, field) + 1)
 
+    def _redact(self, text: str) -> str:
+        """`text` without the API key (a server may echo it in its error message)."""
+        return text.replace(self._secret, "<API key>") if self._secret else text
+
+    def _retryable(self, exc: BaseException) -> bool:
+        return is_retryable(exc) and not self.stopping.is_set() and self.exited() is None
+
     def _log_retry(self, state: RetryCallState) -> None:
         self._count("retried")
-        log.warning("retrying after %s (attempt %d)", type(state.outcome.exception()).__name__, state.attempt_number)
+        exc = state.outcome.exception()
+        log.warning("%s: %s (%s, attempt %d of %d), retrying in %.1f s", self.url, self._redact(describe(exc, self.timeout)),
+                    type(exc).__name__, state.attempt_number, self.retries + 1, state.upcoming_sleep)
 
     def complete(self, model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
-        """One chat completion, retried on transport faults."""
+        """One chat completion, retried on transport faults; a failure raises an EndpointError naming the URL."""
         retrying = Retrying(
-            retry=retry_if_exception(is_retryable),
+            retry=retry_if_exception(self._retryable),
             wait=self.wait,
-            stop=stop_after_attempt(self.retries + 1),
+            stop=stop_any(stop_after_attempt(self.retries + 1), stop_when_event_set(self.stopping)),
+            sleep=self.stopping.wait,
             before_sleep=self._log_retry,
             reraise=True,
         )
         try:
             return retrying(self._once, model, messages, params)
-        except openai.APIStatusError as exc:
-            if is_retryable(exc):
-                raise
-            raise RequestRejected(f"the endpoint rejected the request with HTTP {exc.status_code}: {exc.message}") from exc
+        except EndpointError:
+            raise
+        except Exception as exc:
+            if not (is_retryable(exc) or isinstance(exc, openai.APIStatusError)):
+                raise  # not a transport fault: a bug, with its own traceback
+            raise self._failure(exc, retrying.statistics.get("attempt_number", 1)) from exc
+
+    def _failure(self, exc: Exception, attempts: int) -> EndpointError:
+        """The error that leaves the client: the URL first, then what happened, how often, and the exception type."""
+        code, name, what = self.exited(), type(exc).__name__, self._redact(describe(exc, self.timeout))
+        if self.stopping.is_set():
+            return Interrupted(f"{self.url}: interrupted ({name})")
+        if code is not None:
+            return EndpointError(f"{self.url}: the local llama.cpp server exited with code {code}; {what}, not retried ({name})")
+        if isinstance(exc, openai.APIStatusError) and not is_retryable(exc):
+            return RequestRejected(f"{self.url}: the endpoint rejected the request with "
+                                   f"HTTP {exc.status_code}: {self._redact(server_message(exc))}")
+        return EndpointError(f"{self.url}: {what} after {attempts} {'attempt' if attempts == 1 else 'attempts'} ({name})")
 
     def _once(self, model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
-        self.limiter.wait()
+        self.limiter.wait(self.stopping)
+        if self.stopping.is_set():
+            raise Interrupted(f"{self.url}: interrupted before the request was sent")
         self._count("requests")
         start = time.perf_counter()
         response = self.client.chat.completions.create(model=model, messages=messages, **params)

@@ -29,20 +29,24 @@ def endpoint_id(generation: dict[str, Any], manifests: list[str], gguf: str | No
     return "gguf:" + sha256_file(gguf)
 
 
-def connector(generation: dict[str, Any], gguf: str | None, threads: int, log_path: str, stack: ExitStack) -> Callable[[], ChatClient]:
-    """A function that connects on first need: to the remote endpoint, or to a local server started in `stack`."""
+def connector(generation: dict[str, Any], gguf: str | None, threads: int, log_path: str, stack: ExitStack,
+              server: Callable[..., LlamaServer] = LlamaServer) -> Callable[[], ChatClient]:
+    """A function that connects on first need: to the remote endpoint, or to a local server started in `stack`
+    (`server` builds it; the tests pass a stand-in). A request that fails after the local server exited is
+    not retried."""
 
     def connect() -> ChatClient:
+        exited = None
         if generation["base_url"] is None:
-            base_url = stack.enter_context(LlamaServer(gguf, n_ctx=generation["local"]["n_ctx"], threads=threads, log_path=log_path))
-            api_key = "local"
+            local = server(gguf, n_ctx=generation["local"]["n_ctx"], threads=threads, log_path=log_path)
+            base_url, api_key, exited = stack.enter_context(local), "local", local.exit_code
         else:
             base_url = generation["base_url"]
             api_key = os.environ.get(generation["api_key_env"])
             if not api_key:
                 raise RuntimeError(f"set the API key in the environment variable {generation['api_key_env']} (generation.api_key_env)")
         return ChatClient(base_url=base_url, api_key=api_key, timeout=generation["timeout"], retries=generation["retries"],
-                          requests_per_minute=generation["requests_per_minute"])
+                          requests_per_minute=generation["requests_per_minute"], exited=exited)
 
     return connect
 

@@ -4,15 +4,24 @@ with a new attempt number while fewer than four valid distractors come back.
 Responses come from the store whenever the same request (endpoint, model, messages, sampling parameters,
 attempt) was answered before, so a rerun, or a rerun after deleting results/, makes no request at all; the
 endpoint (and a local server) is only contacted when some request is missing.
+
+Every answer is marked usable or not once parsed (an answer without a single accepted numbered sentence is
+unusable: a refusal, chatter, every line a copy or in another language). An unusable stored answer is replayed
+like any other unless the generator re-asks them (`generation.reask_unusable`), or they were forgotten
+(`clsd.generate.forget`); either way the old row is kept, superseded, in the store.
+
+When the job is interrupted, or the first item fails for good (an EndpointError), no further item starts and
+no request is retried: the error is raised at once.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -20,7 +29,7 @@ import polars as pl
 from tqdm import tqdm
 
 from clsd.datasets import LANGUAGE_NAMES, N_DISTRACTORS
-from clsd.generate.client import ChatClient
+from clsd.generate.client import ChatClient, Interrupted
 from clsd.generate.parse import parse_answer
 from clsd.generate.store import Response, ResponseStore, request_key
 from clsd.text import normalise
@@ -31,7 +40,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Settings:
-    """What is sent for every request (all of it is part of the request key)."""
+    """What is sent for every request (all of it but `max_attempts` and `concurrency` is part of the request key)."""
 
     model: str
     template: str
@@ -76,6 +85,7 @@ class Tally:
 
     cache_hits: int = 0
     shared_in_flight: int = 0
+    reasked_unusable: int = 0
     new_responses: int = 0
     new_prompt_tokens: int = 0
     new_completion_tokens: int = 0
@@ -88,37 +98,64 @@ class Tally:
 
 
 class Generator:
-    """Generates distractors for many sentences of one language with bounded concurrency."""
+    """Generates distractors for many sentences of one language with bounded concurrency.
+
+    `dataset` and `lang` name who asks (recorded with each new response, so unusable answers can be forgotten
+    per dataset); `run` is the store's row of this job run, where every new response is counted as it is
+    stored. `usable(text)` decides whether a stored answer was usable when the caller does not say (the judge:
+    a readable verdict). With `reask_unusable`, an answer found unusable that was stored before this run is
+    superseded and asked again, once per run.
+    """
 
     def __init__(self, settings: Settings, store: ResponseStore, connect: Callable[[], ChatClient],
-                 validator: Validator | None = None) -> None:
+                 validator: Validator | None = None, *, dataset: str | None = None, lang: str | None = None,
+                 run: int | None = None, usable: Callable[[str], bool] | None = None, reask_unusable: bool = False) -> None:
         self.settings = settings
         self.validator = validator
         self.store = store
+        self.dataset = dataset
+        self.lang = lang
+        self.run_id = run
+        self.usable = usable
+        self.reask_unusable = reask_unusable
         self._connect = connect
         self._client: ChatClient | None = None
         self._client_lock = threading.Lock()
         self._in_flight: dict[str, Future] = {}
         self._in_flight_lock = threading.Lock()
+        self._asked: set[str] = set()  # keys answered by the endpoint during this run
+        self._stopping = threading.Event()
         self.tally = Tally()
 
     @property
     def client(self) -> ChatClient:
-        """The endpoint client, connected (and a local server started) on first need only."""
+        """The endpoint client, connected (and a local server started) on first need only, never once interrupted."""
         with self._client_lock:
+            if self._stopping.is_set():
+                raise Interrupted("interrupted: no endpoint is contacted")
             if self._client is None:
                 self._client = self._connect()
             return self._client
 
-    def response(self, messages: list[dict[str, str]], attempt: int) -> Response:
+    def interrupt(self) -> None:
+        """Stop at once: no new connection, no new request, no retry (requests already sent still finish)."""
+        self._stopping.set()
+        if self._client is not None:
+            self._client.stop()
+
+    def response(self, messages: list[dict[str, str]], attempt: int, *, lang: str | None = None,
+                 usable: Callable[[str], bool] | None = None) -> Response:
         """The stored response of this request, or a new one, stored before anything parses it.
 
-        Identical requests in flight at the same time (repeated sentences) are sent once: later callers wait
-        for the first one's response.
+        `usable(text)` (default: the generator's own) marks the answer usable or not in the store. Identical
+        requests in flight at the same time (repeated sentences) are sent once: later callers wait for the first
+        one's response.
         """
+        usable = usable or self.usable
+        lang = lang or self.lang
         params = self.settings.sampling()
         key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
-        stored = self.store.get(key)
+        stored = self._reusable(key, usable, lang)
         if stored is not None:
             self.tally.add(cache_hits=1)
             return stored
@@ -130,9 +167,10 @@ class Generator:
             self.tally.add(shared_in_flight=1)
             return pending.result()
         try:
-            response = self.store.get(key)  # answered between the first look and taking ownership
+            response = self._reusable(key, usable, lang)  # answered between the first look and taking ownership
             if response is None:
-                response = self._ask(key, messages, params, attempt)
+                response = self._ask(key, messages, params, attempt, lang)
+                self._classify(response, usable, lang)
             else:
                 self.tally.add(cache_hits=1)
             owned.set_result(response)
@@ -144,13 +182,36 @@ class Generator:
             with self._in_flight_lock:
                 del self._in_flight[key]
 
-    def _ask(self, key: str, messages: list[dict[str, str]], params: dict[str, Any], attempt: int) -> Response:
+    def _reusable(self, key: str, usable: Callable[[str], bool] | None, lang: str | None) -> Response | None:
+        """The stored response under `key`, classified; None when there is none, or when it is unusable, stored
+        before this run, and the generator re-asks unusable answers."""
+        stored = self.store.get(key)
+        if stored is None:
+            return None
+        if self._classify(stored, usable, lang) is False and self.reask_unusable and key not in self._asked:
+            return None
+        return stored
+
+    def _classify(self, response: Response, usable: Callable[[str], bool] | None, lang: str | None) -> bool | None:
+        """Whether the answer is usable (None without a judge of it); written to the store when it says otherwise
+        or does not know, and the first asker is recorded when unknown."""
+        if usable is None:
+            return response.usable
+        verdict = usable(response.text)
+        if verdict != response.usable or response.dataset is None or response.lang is None:
+            self.store.classify(response.key, verdict, self.dataset, lang)
+        return verdict
+
+    def _ask(self, key: str, messages: list[dict[str, str]], params: dict[str, Any], attempt: int, lang: str | None) -> Response:
         completion = self.client.complete(self.settings.model, messages, params)
         response = Response(key, self.settings.endpoint, self.settings.model, messages, params, attempt, completion.text,
-                            completion.finish_reason, completion.prompt_tokens, completion.completion_tokens, completion.latency_s)
-        self.store.put(response)
+                            completion.finish_reason, completion.prompt_tokens, completion.completion_tokens, completion.latency_s,
+                            dataset=self.dataset, lang=lang)
+        superseding = self.store.get(key) is not None  # an unusable answer stored before this run, re-asked
+        self.store.put(response, self.run_id, replace=superseding)
+        self._asked.add(key)
         self.tally.add(new_responses=1, new_prompt_tokens=completion.prompt_tokens or 0,
-                       new_completion_tokens=completion.completion_tokens or 0)
+                       new_completion_tokens=completion.completion_tokens or 0, reasked_unusable=int(superseding))
         return response
 
     def one(self, item_id: int, sentence: str, lang: str) -> Outcome:
@@ -158,10 +219,11 @@ class Generator:
         rejects (a reorder, a non-word, a paraphrase by the judge) is replaced by asking again."""
         outcome = Outcome(item_id, lang)
         messages = messages_for(self.settings.template, lang, sentence)
+        parse = functools.cache(lambda text: parse_answer(text, sentence, lang))
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
-            response = self.response(messages, attempt)
-            parsed = parse_answer(response.text, sentence, lang)
+            response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
+            parsed = parse(response.text)
             outcome.rejects.update(reason for _, reason in parsed.rejected)
             if len(parsed.accepted) < N_DISTRACTORS:
                 outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid numbered sentences
@@ -181,10 +243,19 @@ class Generator:
         return outcome
 
     def run(self, items: list[tuple[int, str]], lang: str) -> list[Outcome]:
-        """All items of one language, in input order."""
-        with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
-            futures = [pool.submit(self.one, item_id, text, lang) for item_id, text in items]
-            return [f.result() for f in tqdm(futures, desc=f"generate {lang}", unit="item")]
+        """All items of one language, in input order. The first error (or Ctrl-C) stops everything at once:
+        queued items are cancelled and requests in progress are neither retried nor followed by others."""
+        pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
+        futures = [pool.submit(self.one, item_id, text, lang) for item_id, text in items]
+        try:
+            for future in tqdm(as_completed(futures), total=len(futures), desc=f"generate {lang}", unit="item"):
+                future.result()
+        except BaseException:
+            self.interrupt()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        return [future.result() for future in futures]
 
 
 def distractor_table(outcomes: list[Outcome], generator: str) -> pl.DataFrame:
@@ -203,27 +274,35 @@ def judge_report(judge: Generator) -> dict[str, Any]:
     """Requests the judge made (new), answered from the store, and their tokens."""
     tally = judge.tally
     return {"new_responses": tally.new_responses, "cache_hits": tally.cache_hits, "shared_in_flight": tally.shared_in_flight,
-            "new_prompt_tokens": tally.new_prompt_tokens, "new_completion_tokens": tally.new_completion_tokens}
+            "reasked_unusable": tally.reasked_unusable, "new_prompt_tokens": tally.new_prompt_tokens,
+            "new_completion_tokens": tally.new_completion_tokens}
+
+
+def estimated_cost(prompt_tokens: int, completion_tokens: int, prices: dict[str, float | None]) -> float | None:
+    """USD for the tokens at the configured prices per 1000 tokens (None when a price is not set)."""
+    if prices.get("prompt_per_1k") is None or prices.get("completion_per_1k") is None:
+        return None
+    return prompt_tokens / 1000 * prices["prompt_per_1k"] + completion_tokens / 1000 * prices["completion_per_1k"]
 
 
 def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices: dict[str, float | None],
            judge: Generator | None = None) -> dict[str, Any]:
-    """Requests, cache hits, retries, rejects by reason, failures, tokens and estimated cost of a run (the
-    judge's requests, when there is one, are listed apart and included in tokens and cost)."""
+    """Requests, cache hits, retries, rejects by reason, failures, tokens and estimated cost of this run (the
+    judge's requests, when there is one, are listed apart and included in tokens and cost); with a recorded run,
+    `all_runs` adds what every run of this dataset, language, endpoint and model paid for, resumes and killed
+    runs included."""
     tally, client = generator.tally, generator._client
     rejects = sum((o.rejects for o in outcomes), Counter())
     prompt_tokens = tally.new_prompt_tokens + (judge.tally.new_prompt_tokens if judge else 0)
     completion_tokens = tally.new_completion_tokens + (judge.tally.new_completion_tokens if judge else 0)
-    cost = None
-    if prices.get("prompt_per_1k") is not None and prices.get("completion_per_1k") is not None:
-        cost = prompt_tokens / 1000 * prices["prompt_per_1k"] + completion_tokens / 1000 * prices["completion_per_1k"]
-    return {
+    result = {
         "items": len(outcomes),
         "generated": sum(o.failure is None for o in outcomes),
         "failed": [{"id": o.id, "lang": o.lang, "reason": o.failure, "rejected": dict(o.rejects)} for o in outcomes if o.failure],
         "attempts": sum(o.attempts for o in outcomes),
         "cache_hits": tally.cache_hits,
         "shared_in_flight": tally.shared_in_flight,
+        "reasked_unusable": tally.reasked_unusable,
         "new_responses": tally.new_responses,
         "http_requests": client.requests if client else 0,
         "retries": client.retried if client else 0,
@@ -231,9 +310,14 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
         "judge": judge_report(judge) if judge else None,
         "new_prompt_tokens": prompt_tokens,
         "new_completion_tokens": completion_tokens,
-        "estimated_cost": cost,
+        "estimated_cost": estimated_cost(prompt_tokens, completion_tokens, prices),
         "seconds": round(seconds, 2),
     }
+    if generator.run_id is not None:
+        totals = generator.store.run_totals(generator.run_id)
+        cost = estimated_cost(totals["new_prompt_tokens"], totals["new_completion_tokens"], prices)
+        result["all_runs"] = totals | {"estimated_cost": cost}
+    return result
 
 
 def rejected_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
@@ -241,11 +325,24 @@ def rejected_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     return [{"id": o.id, "lang": o.lang, "text": text, "reason": reason} for o in outcomes for text, reason in o.rejected]
 
 
+def finish_run(generator: Generator, status: str) -> None:
+    """Close the generator's run row in the store (if it has one) with its status and HTTP figures."""
+    if generator.run_id is not None:
+        client = generator._client
+        generator.store.finish_run(generator.run_id, status, client.requests if client else 0, client.retried if client else 0)
+
+
 def generate(items: list[tuple[int, str]], lang: str, generator: Generator, prices: dict[str, float | None], label: str,
              judge: Generator | None = None) -> tuple[pl.DataFrame, dict[str, Any]]:
-    """Run one language and return its distractor table and report (with the validator's rejects)."""
+    """Run one language and return its distractor table and report (with the validator's rejects); the run's row
+    in the store is closed as `done`, `interrupted` or `failed: <error>`."""
     start = time.perf_counter()
-    outcomes = generator.run(items, lang)
+    try:
+        outcomes = generator.run(items, lang)
+    except BaseException as exc:
+        finish_run(generator, "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else f"failed: {exc}")
+        raise
+    finish_run(generator, "done")
     result = report(outcomes, generator, time.perf_counter() - start, prices, judge)
     for failure in result["failed"]:
         log.warning("item %s (%s) failed: %s (rejected: %s)", failure["id"], failure["lang"], failure["reason"], failure["rejected"])

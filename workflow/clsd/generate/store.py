@@ -4,6 +4,14 @@ Paid responses must never be lost or bought twice: rows are keyed by a hash of e
 messages + sampling parameters + attempt number, the database runs in WAL mode and every response is committed in
 its own transaction, so a `kill -9` at any point leaves a consistent file and a rerun asks only for what
 was in flight. The API key is never part of a row or a key.
+
+Each row also records whether its answer was usable (1/0, NULL until a reader has parsed it: rows stored
+before this column existed are decided on their next read) and who asked for it first (dataset, lang), so
+that an unusable answer — a refusal, no numbered lines, every line in another language — is not replayed
+forever: `supersede` moves rows to the `superseded` table (kept for cost accounting and audit), which frees
+their request key to be asked again (`clsd.generate.forget`, or `generation.reask_unusable`). The `runs`
+table holds one row per generation job run with the responses and tokens it paid for, committed with each
+response, so the generation report can sum what was paid across resumes, even of runs that were killed.
 """
 
 from __future__ import annotations
@@ -30,13 +38,51 @@ CREATE TABLE IF NOT EXISTS responses (
     prompt_tokens INTEGER,
     completion_tokens INTEGER,
     latency_s REAL,
-    created_at TEXT NOT NULL
-)
+    created_at TEXT NOT NULL,
+    usable INTEGER,
+    dataset TEXT,
+    lang TEXT
+);
+CREATE TABLE IF NOT EXISTS superseded (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL,
+    endpoint TEXT,
+    model TEXT NOT NULL,
+    messages TEXT NOT NULL,
+    params TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    finish_reason TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    latency_s REAL,
+    created_at TEXT NOT NULL,
+    usable INTEGER,
+    dataset TEXT,
+    lang TEXT,
+    superseded_at TEXT NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset TEXT,
+    lang TEXT,
+    endpoint TEXT NOT NULL,
+    model TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT,
+    new_responses INTEGER NOT NULL DEFAULT 0,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    http_requests INTEGER,
+    retries INTEGER
+);
 """
 
-
 COLUMNS = ("key", "endpoint", "model", "messages", "params", "attempt", "text", "finish_reason", "prompt_tokens",
-           "completion_tokens", "latency_s", "created_at")
+           "completion_tokens", "latency_s", "created_at", "usable", "dataset", "lang")
+ADDED = {"endpoint": "TEXT", "usable": "INTEGER", "dataset": "TEXT", "lang": "TEXT"}  # columns older stores lack
 
 
 def request_key(endpoint: str, model: str, messages: list[dict[str, str]], params: dict[str, Any], attempt: int) -> str:
@@ -49,9 +95,13 @@ def request_key(endpoint: str, model: str, messages: list[dict[str, str]], param
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
 @dataclass(frozen=True)
 class Response:
-    """One stored chat completion."""
+    """One stored chat completion; `usable` is None until a reader parsed it, (dataset, lang) name its first asker."""
 
     key: str
     endpoint: str
@@ -65,6 +115,30 @@ class Response:
     completion_tokens: int | None
     latency_s: float | None
     created_at: str = ""
+    usable: bool | None = None
+    dataset: str | None = None
+    lang: str | None = None
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rows to act on: every given field must match (None: any)."""
+
+    dataset: str | None = None
+    lang: str | None = None
+    model: str | None = None
+    endpoint: str | None = None
+
+    def where(self) -> tuple[str, list[str]]:
+        """SQL conditions (joined by AND, or TRUE) and their parameters."""
+        fields = {name: value for name, value in asdict(self).items() if value is not None}
+        return " AND ".join([f"{name} = ?" for name in fields] or ["1"]), list(fields.values())
+
+
+def _record(row: tuple) -> Response:
+    record = dict(zip(COLUMNS, row))
+    usable = None if record["usable"] is None else bool(record["usable"])
+    return Response(**record | {"messages": json.loads(record["messages"]), "params": json.loads(record["params"]), "usable": usable})
 
 
 class ResponseStore:
@@ -77,36 +151,111 @@ class ResponseStore:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute(SCHEMA)
+        self._db.executescript(SCHEMA)
+        self._db.execute("BEGIN IMMEDIATE")  # one migration at a time when several jobs open an older store
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
-        if "endpoint" not in columns:  # a store written before requests were keyed by endpoint
-            self._db.execute("ALTER TABLE responses ADD COLUMN endpoint TEXT")
+        for column, kind in ADDED.items():  # a store written before these columns existed: migrated in place
+            if column not in columns:
+                self._db.execute(f"ALTER TABLE responses ADD COLUMN {column} {kind}")
+        self._db.execute("COMMIT")
 
     def get(self, key: str) -> Response | None:
         with self._lock:
             row = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM responses WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        record = dict(zip(COLUMNS, row))
-        return Response(**record | {"messages": json.loads(record["messages"]), "params": json.loads(record["params"])})
+        return None if row is None else _record(row)
 
     def unkeyed(self) -> int:
         """Rows stored before the endpoint was part of the key: never answered again (their endpoint is unknown)."""
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM responses WHERE endpoint IS NULL").fetchone()[0]
 
-    def put(self, response: Response) -> None:
-        """Commit one response (a second write of the same key is ignored: the first answer is kept)."""
-        record = asdict(response) | {"created_at": response.created_at or datetime.now(timezone.utc).isoformat()}
+    def put(self, response: Response, run: int | None = None, *, replace: bool = False) -> None:
+        """Commit one response and add it to `run`'s paid figures, in one transaction.
+
+        A second write of the same key is ignored (the first answer is kept), unless `replace`: then the row
+        already stored under the key is moved to `superseded` (reason `reask_unusable`) first.
+        """
+        record = asdict(response) | {"created_at": response.created_at or now()}
         record["messages"] = json.dumps(response.messages, ensure_ascii=False)
         record["params"] = json.dumps(response.params, sort_keys=True)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(
+            if replace:
+                self._move("key = ?", [response.key], "reask_unusable")
+            inserted = self._db.execute(
                 f"INSERT OR IGNORE INTO responses ({', '.join(COLUMNS)}) VALUES ({', '.join(':' + c for c in COLUMNS)})",
                 record,
-            )
+            ).rowcount
+            if run is not None and inserted:
+                self._db.execute("UPDATE runs SET new_responses = new_responses + 1, prompt_tokens = prompt_tokens + ?, "
+                                 "completion_tokens = completion_tokens + ? WHERE id = ?",
+                                 (response.prompt_tokens or 0, response.completion_tokens or 0, run))
             self._db.execute("COMMIT")
+
+    def classify(self, key: str, usable: bool, dataset: str | None, lang: str | None) -> None:
+        """Record whether the answer under `key` was usable, and its first asker when none is recorded yet."""
+        with self._lock:
+            self._db.execute("UPDATE responses SET usable = ?, dataset = COALESCE(dataset, ?), lang = COALESCE(lang, ?) WHERE key = ?",
+                             (int(usable), dataset, lang, key))
+
+    def unusable(self, selection: Selection) -> list[Response]:
+        """Rows whose answer was found unusable, among the selected ones."""
+        where, params = selection.where()
+        with self._lock:
+            rows = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM responses WHERE usable = 0 AND {where} ORDER BY created_at",
+                                    params).fetchall()
+        return [_record(row) for row in rows]
+
+    def undecided(self, selection: Selection) -> int:
+        """Rows not yet parsed since usability was recorded (their dataset is unknown too, so `selection.dataset`
+        and `selection.lang` are not applied)."""
+        where, params = Selection(model=selection.model, endpoint=selection.endpoint).where()
+        with self._lock:
+            return self._db.execute(f"SELECT COUNT(*) FROM responses WHERE usable IS NULL AND endpoint IS NOT NULL AND {where}",
+                                    params).fetchone()[0]
+
+    def supersede(self, keys: list[str], reason: str) -> int:
+        """Move the rows of `keys` to `superseded` in one transaction (their request key is free again); returns
+        how many moved. Nothing is deleted: superseded rows stay paid-for and auditable."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            moved = sum(self._move("key = ?", [key], reason) for key in keys)
+            self._db.execute("COMMIT")
+        return moved
+
+    def _move(self, where: str, params: list[Any], reason: str) -> int:
+        """Copy matching rows to `superseded`, then delete them (inside the caller's transaction and lock)."""
+        self._db.execute(f"INSERT INTO superseded ({', '.join(COLUMNS)}, superseded_at, reason) "
+                         f"SELECT {', '.join(COLUMNS)}, ?, ? FROM responses WHERE {where}", [now(), reason, *params])
+        return self._db.execute(f"DELETE FROM responses WHERE {where}", params).rowcount
+
+    def superseded(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM superseded").fetchone()[0]
+
+    def start_run(self, dataset: str | None, lang: str | None, endpoint: str, model: str) -> int:
+        """Open the row of one generation job run; responses put with its id are counted there as they arrive."""
+        with self._lock:
+            return self._db.execute("INSERT INTO runs (dataset, lang, endpoint, model, started_at) VALUES (?, ?, ?, ?, ?)",
+                                    (dataset, lang, endpoint, model, now())).lastrowid
+
+    def finish_run(self, run: int, status: str, http_requests: int, retries: int) -> None:
+        """Close a run (`done`, `interrupted` or `failed: <error>`); a run killed outright keeps no status."""
+        with self._lock:
+            self._db.execute("UPDATE runs SET finished_at = ?, status = ?, http_requests = ?, retries = ? WHERE id = ?",
+                             (now(), status, http_requests, retries, run))
+
+    def run_totals(self, run: int) -> dict[str, int]:
+        """What every run of the same dataset, language, endpoint and model paid for, this one included; runs that
+        did not finish (killed, interrupted, failed) are counted apart."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT COUNT(*), SUM(status IS NULL OR status != 'done'), SUM(new_responses), SUM(prompt_tokens), "
+                "SUM(completion_tokens), SUM(COALESCE(http_requests, 0)) FROM runs r "
+                "WHERE EXISTS (SELECT 1 FROM runs t WHERE t.id = ? AND r.dataset IS t.dataset AND r.lang IS t.lang "
+                "AND r.endpoint = t.endpoint AND r.model = t.model)", (run,)).fetchone()
+        names = ("runs", "unfinished_runs", "new_responses", "new_prompt_tokens", "new_completion_tokens", "http_requests")
+        return {name: int(value or 0) for name, value in zip(names, row)}
 
     def count(self) -> int:
         with self._lock:
