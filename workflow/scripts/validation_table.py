@@ -1,4 +1,5 @@
-"""Rule `validation_table`: the validation reports of every dataset and language as one table with examples."""
+"""Rule `validation_table`: the validation reports of every dataset and language as one table (CSV: with the lexicon
+of each row; Markdown: the lexicons and examples under the table)."""
 
 import json
 from pathlib import Path
@@ -8,6 +9,9 @@ from clsd import logs, render, validation_report
 logs.to_file(snakemake.log[0])
 reports = [json.loads(Path(path).read_text(encoding="utf-8")) for path in snakemake.input]
 table = validation_report.table(reports)
-notes = ["Checked = kept + caught; Kept (%) of checked. Examples (target → distractor):"] + validation_report.example_paragraphs(reports)
-Path(snakemake.output.md).write_text(render.markdown(table, digits=1, notes=notes), encoding="utf-8")
+notes = ["Checked = Valid + Flagged + Removed + Re-asked; Valid (%) of Checked. Flagged distractors stay in their published "
+         "file; removed ones leave the set; re-asked ones were replaced during generation. reorder_suspect: valid reorders "
+         "the rules cannot prove harmless (kept; the judge decides when it is on)."]
+notes += validation_report.lexicon_notes(reports) + ["Examples (target → distractor):"] + validation_report.example_paragraphs(reports, snakemake.params.examples)
+Path(snakemake.output.md).write_text(render.markdown(table.drop("Lexicon"), digits=1, notes=notes), encoding="utf-8")
 table.write_csv(snakemake.output.csv)

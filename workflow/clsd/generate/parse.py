@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from clsd.core.detect import detect
 from clsd.text import normalise
+from clsd.validate import other_language
 
 NUMBERED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?\(?(\d{1,2})\s*[.):\]]\s*(?:\*\*)?\s*(.*\S)\s*$")
 QUOTES = "\"'“”„«»‚‘’ "
@@ -36,21 +37,14 @@ def numbered_lines(answer: str) -> list[str]:
     return items
 
 
-@lru_cache(maxsize=1)
-def _detector():
-    from lingua import Language, LanguageDetectorBuilder
-
-    return LanguageDetectorBuilder.from_languages(Language.GERMAN, Language.FRENCH, Language.ENGLISH).build()
-
-
 def detect_language(text: str) -> str | None:
-    """ISO 639-1 code of `text` among German, French and English (lingua), None when undecided."""
-    language = _detector().detect_language_of(text)
-    return None if language is None else language.iso_code_639_1.name.lower()
+    """ISO 639-1 code of `text` among every language of the registry (lingua's fast mode), None when undecided."""
+    return detect(text, low_accuracy=True)
 
 
 def parse_answer(answer: str, original: str, lang: str) -> Parsed:
-    """Numbered sentences that are non-empty, not a copy of `original`, not duplicates, and in `lang`."""
+    """Numbered sentences that are non-empty, not a copy of `original`, not duplicates, and in `lang` (the
+    validator's language check, clsd.validate.other_language: any registry language or foreign script)."""
     result = Parsed()
     seen = {normalise(original)}
     for text in numbered_lines(answer):
@@ -61,7 +55,7 @@ def parse_answer(answer: str, original: str, lang: str) -> Parsed:
             reason = "copy"
         elif key in seen:
             reason = "duplicate"
-        elif detect_language(text) != lang:
+        elif other_language(original, text, lang) is not None:
             reason = "wrong_language"
         else:
             seen.add(key)
