@@ -1,6 +1,7 @@
 """Config schema and semantic checks: defaults filled in, every rejection names the key."""
 
 import copy
+from pathlib import Path
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -187,8 +188,10 @@ def test_sha256_pins_are_validated_and_pivot_csv_takes_one():
 
 def test_validation_defaults_and_the_judge_prompt(tmp_path):
     config = cfg.validate(MINIMAL)
-    assert config["validation"] == {"rules": True, "judge": False, "judge_prompt": str(ROOT / "resources/prompts/judge-v1.txt"),
-                                    "apply_to_published": False, "examples": 3}
+    prompt = config["validation"].pop("judge_prompt")
+    assert config["validation"] == {"rules": True, "judge": False, "apply_to_published": False, "examples": 3}
+    # the shipped prompt, named relative to the working folder: a moved copy of a run names the same file
+    assert not Path(prompt).is_absolute() and Path(prompt).resolve() == ROOT / "resources/prompts/judge-v1.txt"
     assert cfg.validate(with_change(["validation"], {"judge": True}))["validation"]["judge"]  # the shipped prompt, any workdir
     with pytest.raises(InputError, match=r"config key validation\.judge_prompt: judge template .*nope\.txt"):
         cfg.validate(with_change(["validation"], {"judge": True, "judge_prompt": str(tmp_path / "nope.txt")}))

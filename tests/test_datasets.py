@@ -106,7 +106,7 @@ def test_empty_segment_names_file_line_and_language(tmp_path):
 
 def test_undecodable_bytes_name_the_line(tmp_path):
     de = write(tmp_path / "c.de", b"eins\nzwei\n\xff drei\n")
-    with pytest.raises(InputError, match=r"c\.de, row 3: not valid UTF-8"):
+    with pytest.raises(InputError, match=r"c\.de, line 3: not valid UTF-8"):
         datasets.read_segments(de)
 
 

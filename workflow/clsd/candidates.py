@@ -78,3 +78,11 @@ def content_sha256(table: pl.DataFrame) -> str:
     for row in table.select("id", "lang", "slot", "text").iter_rows():
         digest.update(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
     return digest.hexdigest()
+
+
+def why_none(reasons: list[dict], n_items: int) -> str:
+    """One line saying why a dataset has no scorable item: its reasons with their counts (or an empty selection)."""
+    if n_items == 0:
+        return "the selection holds no item"
+    counts = Counter(record["reason"] for record in reasons).most_common()
+    return "; ".join(f"{n} × {reason}" for reason, n in counts)

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import copy
 import os
+import re
+from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import yaml
 
+from clsd.core.languages import language
 from clsd.errors import InputError
 from clsd.model_store import RECIPES
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
-JUDGE_PROMPT = Path(__file__).resolve().parents[2] / "resources" / "prompts" / "judge-v1.txt"
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_PATH = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+JUDGE_PROMPT = "resources/prompts/judge-v1.txt"
 
 
 def _with_defaults(validator_class: type) -> type:
@@ -55,15 +59,12 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def check(config: dict[str, Any]) -> None:
-    """Checks the schema cannot express: languages of directions, model sources, prompt/prefix use."""
+    """Checks the schema cannot express: languages and directions, sources, model sources, endpoints, paths."""
+    check_device(config["device"])
+    check_directions(config["directions"], "config key directions")
+    language(config["pivot"]["language"], "config key pivot.language")
     for name, dataset in config["datasets"].items():
-        languages = dataset["languages"]
-        for direction in config["directions"]:
-            missing = [lang for lang in direction.split("-") if lang not in languages]
-            if missing:
-                raise InputError(
-                    f"config key datasets.{name}.languages: {languages} lacks {missing} needed by direction {direction}"
-                )
+        check_dataset_languages(name, dataset, config["directions"])
         source = dataset["source"]
         if source["kind"] == "published_csv":
             dataset.setdefault("distractors", {"kind": "from_source", "generator": "published"})
@@ -72,6 +73,11 @@ def check(config: dict[str, Any]) -> None:
                 f"config key datasets.{name}.distractors: a {source['kind']} source has no distractors; "
                 "name a published_csv for them"
             )
+        if dataset["distractors"]["kind"] == "rules":
+            for lang in dataset["languages"]:
+                if language(lang).rules is None:
+                    raise InputError(f"config key datasets.{name}.distractors.kind: the rule-based baseline has no word lists "
+                                     f"for {lang} ({language(lang).name}); use llm or a published CSV")
         if dataset["distractors"]["kind"] == "published_csv" and "path" not in dataset["distractors"]:
             raise InputError(f"config key datasets.{name}.distractors.path: required for kind published_csv")
         dataset["distractors"].setdefault("generator", default_generator_label(config, dataset["distractors"]["kind"]))
@@ -81,10 +87,68 @@ def check(config: dict[str, Any]) -> None:
         model.setdefault("label", name)
         check_model(name, model)
     if config["validation"]["judge_prompt"] is None:
-        config["validation"]["judge_prompt"] = str(JUDGE_PROMPT)
+        config["validation"]["judge_prompt"] = JUDGE_PROMPT
+    config["validation"]["judge_prompt"] = resource(config["validation"]["judge_prompt"])
+    config["generation"]["prompt"] = resource(config["generation"]["prompt"])
     check_unique_labels(config)
     check_pivot(config)
     check_generation(config)
+
+
+def resource(path: str) -> str:
+    """A file named in the config: as given when it exists from the working folder, else the project's own file of
+    that relative path (resources/...), written relative to the working folder when possible, so that a moved copy
+    of a run names the same inputs."""
+    given = Path(os.path.expanduser(path))
+    if given.is_absolute() or given.exists() or not (ROOT / given).exists():
+        return path
+    return os.path.relpath(ROOT / given)
+
+
+def repo_file(relative: str) -> str:
+    """A file of the project (e.g. a rule lexicon), named relative to the working folder (see `resource`)."""
+    return os.path.relpath(ROOT / relative)
+
+
+def check_device(device: str) -> None:
+    """`auto`, `cpu`, `mps`, `cuda` or `cuda:<index>` (a typo such as `gpu9` would fail only inside an embedding job)."""
+    if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", device):
+        raise InputError(f"config key device: {device!r} is not a device; use auto, cpu, mps, cuda or cuda:<index>")
+
+
+def check_directions(directions: list[str], key: str) -> None:
+    """Directions are `src-tgt` of two different languages, each listed once."""
+    seen: set[str] = set()
+    for direction in directions:
+        src, tgt = direction.split("-")
+        if src == tgt:
+            raise InputError(f"{key}: direction {direction} has the same source and target language; "
+                             "the true target would be the source itself")
+        if direction in seen:
+            raise InputError(f"{key}: direction {direction} is listed twice")
+        seen.add(direction)
+
+
+def check_dataset_languages(name: str, dataset: dict[str, Any], default_directions: list[str]) -> None:
+    """A dataset's languages are registered and distinct, its directions (its own, else the top-level ones) use
+    only them, and the selection counts words of one of them. Fills in `directions`."""
+    key = f"config key datasets.{name}"
+    languages = dataset["languages"]
+    for lang in languages:
+        language(lang, f"{key}.languages")
+    if len(set(languages)) != len(languages):
+        raise InputError(f"{key}.languages: {languages} names a language twice")
+    own = "directions" in dataset
+    directions = dataset.setdefault("directions", list(default_directions))
+    check_directions(directions, f"{key}.directions")
+    for direction in directions:
+        missing = [lang for lang in direction.split("-") if lang not in languages]
+        if missing:
+            where = f"{key}.directions" if own else f"{key}.languages"
+            raise InputError(f"{where}: {languages} lacks {missing} needed by direction {direction}")
+    select_lang = dataset["select"]["lang"]
+    if dataset["source"]["kind"] != "published_csv" and select_lang not in languages:
+        raise InputError(f"{key}.select.lang: {select_lang!r} is not a language of this dataset ({languages})")
 
 
 def check_unique_labels(config: dict[str, Any]) -> None:
@@ -124,12 +188,44 @@ def check_generation(config: dict[str, Any]) -> None:
         raise InputError(f"config key generation.prompt: prompt template {generation['prompt']!r} not found")
     if config["validation"]["judge"] and not Path(config["validation"]["judge_prompt"]).is_file():
         raise InputError(f"config key validation.judge_prompt: judge template {config['validation']['judge_prompt']!r} not found")
+    check_store_path(generation["store"], "config key generation.store")
+    if generation["base_url"] is not None:
+        check_url(generation["base_url"], "config key generation.base_url")
     local = generation["local"]
     if generation["base_url"] is None:
         if local["gguf"] is not None and not Path(os.path.expanduser(local["gguf"])).is_file():
             raise InputError(f"config key generation.local.gguf: {local['gguf']!r} not found")
         if local["gguf"] is None and local["recipe"] not in RECIPES:
             raise InputError(f"config key generation.local.recipe: unknown recipe {local['recipe']!r}")
+
+
+def check_url(url: str, key: str) -> None:
+    """An http(s) URL with a host (the OpenAI client would otherwise fail inside the job with a vague message)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(f"{key}: {url!r} is not an http(s) URL (e.g. https://api.openai.com/v1)")
+
+
+def check_store_path(path: str, key: str) -> None:
+    """The response store must be a file that can be created or opened for writing: not a folder, and in a
+    folder that exists or can be made (its nearest existing parent writable)."""
+    store = Path(os.path.expanduser(path))
+    if store.is_dir():
+        raise InputError(f"{key}: {str(store)!r} is a folder; name the SQLite file inside it, e.g. {str(store / 'llm-responses.sqlite')!r}")
+    if store.exists():
+        if not os.access(store, os.R_OK | os.W_OK):
+            raise InputError(f"{key}: {str(store)!r} cannot be read and written by this user")
+        return
+    parent = store.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{key}: {str(store)!r} cannot be created: {str(parent)!r} is not a writable folder")
+
+
+def response_store(config: dict[str, Any]) -> Path:
+    """The LLM response store (outside results/), as an absolute path."""
+    return Path(os.path.expanduser(config["generation"]["store"])).resolve()
 
 
 def local_gguf(config: dict[str, Any]) -> Path | None:
@@ -147,6 +243,9 @@ def check_pivot(config: dict[str, Any]) -> None:
     """The pivot backend must be usable: published files named, translation model loadable."""
     pivot = config["pivot"]
     if pivot["backend"] == "published":
+        if pivot["language"] != "en":
+            raise InputError(f"config key pivot.language: the published pivot files are English, not {pivot['language']}; "
+                             "use a translation backend for another pivot language")
         for name, dataset in config["datasets"].items():
             if "pivot_csv" not in dataset:
                 raise InputError(f"config key datasets.{name}.pivot_csv: required when pivot.backend is published")
@@ -222,13 +321,15 @@ def require_loadable(repo_id: str, revision: str | None, key: str) -> None:
 
 def check_model(name: str, model: dict[str, Any]) -> None:
     """Fail early when a model cannot be loaded: unknown recipe, missing folder, not cached while offline, or
-    settings that do not go together (int8 needs an export backend, half precision the torch backend)."""
+    settings that do not go together (int8 needs an export backend; float16 is for torch on CUDA, bfloat16 for torch on
+    CUDA or openvino on the CPU)."""
     key = f"config key models.{name}"
     if model["quantize"] != "none" and model["backend"] == "torch":
         raise InputError(f"{key}.quantize: {model['quantize']} needs backend onnx or openvino, not torch")
-    if model["dtype"] != "float32" and model["backend"] != "torch":
-        raise InputError(f"{key}.dtype: {model['dtype']} is for the torch backend on CUDA; {model['backend']} runs in float32"
-                         " (use quantize: int8 to make it smaller)")
+    if model["dtype"] != "float32" and model["backend"] != "torch" and (model["dtype"], model["backend"]) != ("bfloat16", "openvino"):
+        also = " or the openvino backend on the CPU" if model["dtype"] == "bfloat16" else ""
+        raise InputError(f"{key}.dtype: {model['dtype']} is for the torch backend on CUDA{also}; {model['backend']} runs in "
+                         "float32 (use quantize: int8 to make it smaller)")
     if model["source"] == "pypi":
         if model.get("recipe") not in RECIPES:
             raise InputError(f"{key}.recipe: unknown recipe {model.get('recipe')!r}; known: {sorted(RECIPES)}")
@@ -238,6 +339,36 @@ def check_model(name: str, model: dict[str, Any]) -> None:
             raise InputError(f"{key}.path: {str(path)!r} is not a sentence-transformers model folder")
     elif model["source"] == "hub":
         require_loadable(model["name"], model.get("revision"), f"{key}.name")
+
+
+def local_folders(config: dict[str, Any]) -> dict[tuple[str, str], Path]:
+    """Local folders whose content jobs read, by (kind, name) of their checksum sentinel (clsd.sentinel): local
+    embedding models, a local translation model, local Stanza models."""
+    folders = {("models", name): model_folder(config, name) for name, model in config["models"].items() if model["source"] == "local"}
+    pivot = config["pivot"]
+    if pivot["backend"] in ("transformers", "ctranslate2") and pivot["source"] == "local":
+        folders[("translator", "model")] = Path(translation_model(config))
+    analysis = config["analysis"]
+    if analysis["tagger"] != "offline" and analysis["stanza_dir"]:
+        folder = Path(os.path.expanduser(analysis["stanza_dir"]))
+        if folder.is_dir():
+            folders[("stanza", "models")] = folder
+    return folders
+
+
+def model_spec(config: dict[str, Any], name: str) -> "ModelSpec":
+    """How the jobs load and call model `name`: its config entry and where it loads from on this machine."""
+    from clsd.embed import ModelSpec
+
+    return ModelSpec.from_config(name, config["models"][name], model_folder(config, name))
+
+
+def model_identity(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """What a model's embeddings depend on (its rule params): every setting but the folder it loads from, a path
+    on this machine (a moved run reruns nothing; the folder's content is an input through its manifest or
+    checksum sentinel)."""
+    spec = model_spec(config, name).__dict__
+    return {key: value for key, value in spec.items() if key != "load_from"}
 
 
 def model_store(config: dict[str, Any]) -> Path:

@@ -10,24 +10,27 @@ import csv
 import hashlib
 import io
 import logging
+import re
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+from clsd.core.items import N_DISTRACTORS
+from clsd.core.languages import language, registry
+from clsd.core.words import words
+from clsd import langcheck
 from clsd.errors import InputError
 from clsd.io import sha256_file
 
 log = logging.getLogger(__name__)
 
-#: English names of languages, as printed in tables.
-LANGUAGE_NAMES = {"fr": "French", "de": "German", "en": "English"}
-#: Column names of the published CLSD CSVs (PAPER.md), by ISO language code.
-PUBLISHED_LANG_COLUMNS = {"fr": "French", "de": "German"}
-#: Number of distractors per item and language in the published sets and the paper's prompt.
-N_DISTRACTORS = 4
+#: English names of languages, as printed in tables (from the language registry).
+LANGUAGE_NAMES = {iso: entry.name for iso, entry in registry().items()}
 
 
 @dataclass(frozen=True)
@@ -50,10 +53,14 @@ class Source:
 def decode_utf8(data: bytes, path: str | Path) -> str:
     """Decode bytes as strict UTF-8; on failure name the line holding the first bad byte."""
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", path=path, row=line) from exc
+        raise InputError(f"not valid UTF-8 ({exc.reason} at byte {exc.start}; save the file as UTF-8)", path=path, line=line) from exc
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise InputError("NUL byte in the text (a binary or UTF-16 file?)", path=path, line=line)
+    return text
 
 
 def read_segments(path: str | Path) -> list[str]:
@@ -104,14 +111,15 @@ def sacrebleu_files(test_set: str, langpair: str) -> dict[str, str]:
 
 
 def select_min_words(frame: pl.DataFrame, lang: str, min_words: int) -> pl.DataFrame:
-    """Keep rows whose `lang` side has at least `min_words` whitespace-separated words, order kept.
+    """Keep rows whose `lang` side has at least `min_words` words (clsd.core.words: whitespace tokens, or ICU word
+    breaks for scripts without spaces), order kept.
 
     This is the CLSD selection rule: with lang="de", min_words=9 on the WMT19/WMT21 fr-de test sets
     it yields exactly the 1473 and 893 published items.
     """
     if lang not in frame.columns:
         raise InputError(f"selection language {lang!r} is not a language of this dataset", field="select.lang")
-    counts = pl.Series([len(text.split()) for text in frame[lang]], dtype=pl.Int64)
+    counts = pl.Series([len(words(text, lang)) for text in frame[lang]], dtype=pl.Int64)
     return frame.filter(counts >= min_words)
 
 
@@ -132,6 +140,15 @@ def check_pin(path: Path, expected: str | None, origin: str) -> str:
     return actual
 
 
+@retry(retry=retry_if_exception(lambda exc: isinstance(exc, OSError) and not isinstance(exc, urllib.error.HTTPError)
+                                 or isinstance(exc, urllib.error.HTTPError) and exc.code >= 500),
+       wait=wait_random_exponential(multiplier=2, max=30), stop=stop_after_attempt(4), reraise=True)
+def download(url: str) -> bytes:
+    """The bytes at `url`; connection faults, timeouts and server errors (5xx) are retried with backoff, a 4xx is not."""
+    with urllib.request.urlopen(url, timeout=60) as response:
+        return response.read()
+
+
 def fetch(path_or_url: str, cache_dir: str | Path, sha256: str | None = None) -> Path:
     """A local path for `path_or_url`, checked against an optional sha256 pin.
 
@@ -145,15 +162,14 @@ def fetch(path_or_url: str, cache_dir: str | Path, sha256: str | None = None) ->
         check_pin(path, sha256, path_or_url)
         return path
     url_key = hashlib.sha256(path_or_url.encode("utf-8")).hexdigest()[:16]
-    target = Path(cache_dir) / url_key / path_or_url.rsplit("/", 1)[-1]
+    target = Path(cache_dir).expanduser() / url_key / path_or_url.rsplit("/", 1)[-1]
     if target.exists():
         check_pin(target, sha256, path_or_url)
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     log.info("downloading %s", path_or_url)
     try:
-        with urllib.request.urlopen(path_or_url, timeout=60) as response:
-            data = response.read()
+        data = download(path_or_url)
     except OSError as exc:
         raise InputError(f"could not download {path_or_url} ({exc})") from exc
     partial = target.with_suffix(target.suffix + ".part")
@@ -169,14 +185,19 @@ def fetch(path_or_url: str, cache_dir: str | Path, sha256: str | None = None) ->
     return target
 
 
+def original_column(lang: str) -> str:
+    """Published-CSV column of a language's original sentences: the authors' name (French, German), else the code."""
+    return language(lang).published or lang
+
+
 def slot_columns(lang: str) -> list[str]:
     """Published-CSV columns of `lang` by slot: the original sentence (slot 0), then distractors 1..4."""
-    return [PUBLISHED_LANG_COLUMNS[lang]] + [f"{lang}_adv{k}" for k in range(1, N_DISTRACTORS + 1)]
+    return [original_column(lang)] + [f"{lang}_adv{k}" for k in range(1, N_DISTRACTORS + 1)]
 
 
 def published_columns(languages: list[str]) -> list[str]:
     """The columns a published-format CLSD CSV must have for `languages`."""
-    names = ["Index"] + [PUBLISHED_LANG_COLUMNS[lang] for lang in languages]
+    names = ["Index"] + [original_column(lang) for lang in languages]
     return names + [column for lang in languages for column in slot_columns(lang)[1:]]
 
 
@@ -222,6 +243,9 @@ def read_published_csv(path: str | Path, languages: list[str]) -> pl.DataFrame:
         log.info("%s: UTF-8 byte-order mark skipped", path)
         text = text[1:]
     header, records = csv_records(text, path)
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise InputError(f"column(s) {repeated} appear more than once in the header", path=path, line=1, field=repeated[0])
     required = published_columns(languages)
     missing = [name for name in required if name not in header]
     if missing:
@@ -232,8 +256,8 @@ def read_published_csv(path: str | Path, languages: list[str]) -> pl.DataFrame:
             if not fields[position].strip():
                 raise InputError("empty cell", path=path, row=row, line=line, field=name)
         index = fields[positions["Index"]].strip()
-        if not index.lstrip("-").isdigit():
-            raise InputError(f"Index {index!r} is not an integer", path=path, row=row, line=line, field="Index")
+        if not re.fullmatch(r"-?[0-9]+", index):
+            raise InputError(f"Index {index!r} is not an integer written with the digits 0-9", path=path, row=row, line=line, field="Index")
         if int(index) != row - 1:
             raise InputError(
                 f"Index {index} where file order expects {row - 1}: Index must be 0..n-1 in file order",
@@ -253,7 +277,7 @@ def parallel_from_published(frame: pl.DataFrame, languages: list[str]) -> pl.Dat
     return frame.select(
         pl.col("Index").alias("id"),
         "row",
-        *[pl.col(PUBLISHED_LANG_COLUMNS[lang]).alias(lang) for lang in languages],
+        *[pl.col(original_column(lang)).alias(lang) for lang in languages],
     )
 
 
@@ -291,7 +315,7 @@ def check_same_pairs(parallel: pl.DataFrame, published: pl.DataFrame, languages:
         log.warning("%s covers the first %d of %d selected items", path, published.height, parallel.height)
     head = parallel.head(published.height)
     for lang in languages:
-        column = PUBLISHED_LANG_COLUMNS[lang]
+        column = original_column(lang)
         differs = (head[lang] != published[column]).arg_true()
         if len(differs):
             row = int(differs[0])
@@ -314,25 +338,35 @@ def local_copy(reference: dict[str, Any], cache_dir: str | Path) -> tuple[Path, 
 def build_parallel(
     source: dict[str, Any], select: dict[str, Any], languages: list[str], cache_dir: str | Path
 ) -> tuple[pl.DataFrame, dict]:
-    """The parallel table of a dataset (id, row, one column per language) and its provenance record."""
+    """The parallel table of a dataset (id, row, one column per language) and its provenance record (with the
+    language check of every column, clsd.langcheck)."""
     kind = source["kind"]
     limit = select.get("limit")
     if kind == "published_csv":
         path, origin = local_copy(source, cache_dir)
         frame = parallel_from_published(read_published_csv(path, languages), languages)
+        checked = langcheck.check_columns({original_column(lang): (lang, frame[lang].to_list()) for lang in languages}, path)
         frame = frame.head(limit) if limit else frame
-        return frame, {"kind": kind, "sources": [origin.as_dict()], "selection": {"limit": limit}}
+        return frame, {"kind": kind, "sources": [origin.as_dict()], "selection": {"limit": limit}, "language_check": checked}
     files = source["files"] if kind == "files" else sacrebleu_files(source["test_set"], source["langpair"])
     missing = [lang for lang in languages if lang not in files]
     if missing:
         raise InputError(f"no corpus file for language(s) {missing}", field="source.files")
     raw, sources = load_parallel_files({lang: files[lang] for lang in languages})
+    checked = {
+        str(files[lang]): report
+        for lang in languages
+        for report in langcheck.check_columns({lang: (lang, raw[lang].to_list())}, files[lang]).values()
+    }
     frame = with_ids(select_min_words(raw, select["lang"], select["min_words"]))
     frame = frame.head(limit) if limit else frame
     log.info("selected %d of %d pairs (%s >= %d words)", frame.height, raw.height, select["lang"], select["min_words"])
+    if frame.height == 0:
+        log.warning("no pair has %d or more %s words: nothing to score (lower select.min_words?)", select["min_words"], select["lang"])
     meta = {
         "kind": kind,
         "sources": [s.as_dict() for s in sources],
         "selection": {**select, "n_raw": raw.height, "n_selected": frame.height},
+        "language_check": checked,
     }
     return frame.select("id", "row", *languages), meta

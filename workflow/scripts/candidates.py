@@ -8,7 +8,7 @@ and listed with their reason in the file's provenance (Table 2 shows them as a f
 import logging
 
 from clsd import candidates, logs
-from clsd.datasets import N_DISTRACTORS
+from clsd.core.items import N_DISTRACTORS
 from clsd.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
@@ -21,6 +21,8 @@ reasons = candidates.dropped_reasons(dropped, distractors, metas, languages, N_D
 if dropped:
     shown = ", ".join(map(str, dropped[:20])) + (", ..." if len(dropped) > 20 else "")
     logging.warning("%d item(s) lack %d distractors in every language and are left out: %s", len(dropped), N_DISTRACTORS, shown)
+if parallel.height == 0:
+    logging.warning("no item of %s can be scored: %s", snakemake.wildcards.dataset, candidates.why_none(reasons, parallel_all.height))
 table = candidates.build(parallel, [d.filter(d["id"].is_in(parallel["id"].implode())) for d in distractors], languages)
 write_table(
     table,

@@ -1,19 +1,21 @@
 """Rule `distractors`: the distractor set of one dataset and language, in the generator-neutral schema."""
 
-from clsd import datasets, logs
+from clsd import datasets, langcheck, logs
 from clsd.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 origin, lang = snakemake.params.origin, snakemake.wildcards.lang
 languages = origin["languages"]
-local, source = datasets.local_copy(origin["csv"], snakemake.params.download_cache)
+local, source = datasets.local_copy(origin["csv"], snakemake.config["download_cache"])
 published = datasets.read_published_csv(local, languages)
 if origin["kind"] == "published_csv":
     datasets.check_same_pairs(read_table(snakemake.input.parallel), published, languages, local)
+columns = datasets.slot_columns(lang)[1:]
+checked = langcheck.check_columns({column: (lang, published[column].to_list()) for column in columns}, local)
 frame = datasets.distractors_from_published(published, lang, generator=origin["generator"], source=source)
 write_table(
     frame,
     snakemake.output[0],
     {"dataset": snakemake.wildcards.dataset, "lang": lang, "generator": origin["generator"], "source": source.as_dict(),
-     "items": published.height, "parallel": read_meta(snakemake.input.parallel)},
+     "items": published.height, "language_check": checked, "parallel": read_meta(snakemake.input.parallel)},
 )

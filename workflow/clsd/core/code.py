@@ -1,0 +1,74 @@
+"""The code identity of a rule: a checksum of its script and of every clsd module the script imports, transitively.
+
+Snakemake's own code trigger sees a rule's script, not the package modules it imports, so a fix in a clsd module
+would rerun nothing. Each rule carries this checksum as a param: editing a module reruns exactly the rules whose
+scripts reach it (scoring, not generation, after a scoring fix). Paths enter the checksum relative to the
+package, so a moved checkout keeps the same identity.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE = "clsd"
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+def imported_modules(source: str, package: str | None = None) -> set[str]:
+    """Dotted names of the clsd modules (and `from clsd.x import y` submodule candidates) a source imports.
+    `package` is the importing module's package, for relative imports."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level and package is not None:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in names if name == PACKAGE or name.startswith(PACKAGE + ".")}
+
+
+def module_file(name: str) -> Path | None:
+    """The file of a clsd module or package (None for a name that is not one, e.g. an imported function)."""
+    parts = name.split(".")[1:]
+    if not parts:
+        return PACKAGE_DIR / "__init__.py"
+    for candidate in (PACKAGE_DIR.joinpath(*parts[:-1], parts[-1] + ".py"), PACKAGE_DIR.joinpath(*parts, "__init__.py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def closure(script: Path) -> list[Path]:
+    """The script and every clsd module file it reaches through imports (each package's __init__ included)."""
+    seen: dict[Path, None] = {script.resolve(): None}
+    pending = [(script.resolve(), None)]
+    while pending:
+        path, package = pending.pop()
+        for name in sorted(imported_modules(path.read_text(encoding="utf-8"), package)):
+            parts = name.split(".")
+            for depth in range(1, len(parts) + 1):  # importing clsd.a.b runs clsd/__init__ and clsd/a/__init__ too
+                prefix = ".".join(parts[:depth])
+                found = module_file(prefix)
+                if found is not None and found not in seen:
+                    seen[found] = None
+                    is_package = found.name == "__init__.py"
+                    pending.append((found, prefix if is_package else prefix.rsplit(".", 1)[0]))
+    return sorted(seen)
+
+
+@lru_cache(maxsize=None)
+def code_identity(script: str) -> str:
+    """sha256 over the relative paths and contents of a script's import closure (computed once per plan)."""
+    path = Path(script)
+    digest = hashlib.sha256()
+    for file in closure(path):
+        relative = file.name if file == path.resolve() else file.relative_to(PACKAGE_DIR.parent).as_posix()
+        digest.update(relative.encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()

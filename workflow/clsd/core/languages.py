@@ -1,0 +1,85 @@
+"""The language registry: everything clsd knows about a language, read from resources/languages.yaml.
+
+Languages are data, not code: a new language is one entry in that file (checked against
+workflow/schemas/languages.schema.yaml). A language a config names but the registry lacks fails at start-up;
+a capability a language lacks (detector, word list, Hunspell dictionary, tagger, rule lexicon) is None here and
+each stage says so where its output would be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from clsd.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[3]
+REGISTRY = ROOT / "resources" / "languages.yaml"
+SCHEMA = ROOT / "workflow" / "schemas" / "languages.schema.yaml"
+
+
+@dataclass(frozen=True)
+class Language:
+    """One registry entry (see the comments at the top of resources/languages.yaml)."""
+
+    iso: str
+    name: str
+    code: str
+    lingua: str | None
+    wordfreq: str | None
+    hunspell: str | None
+    segmentation: str
+    final: str
+    cased: bool
+    elisions: frozenset[str] = frozenset()
+    compound_links: tuple[str, ...] = ()
+    coordinators: frozenset[str] = frozenset()
+    stanza: str | None = None
+    offline_tagger: str | None = None
+    rules: str | None = None
+    published: str | None = None
+
+
+@lru_cache(maxsize=1)
+def registry() -> dict[str, Language]:
+    """Every language of the registry by ISO 639-1 code (validated against its schema once per process)."""
+    data = yaml.safe_load(REGISTRY.read_text(encoding="utf-8"))
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        where = ".".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise InputError(f"{where}: {error.message}", path=REGISTRY)
+    return {
+        iso: Language(
+            iso=iso, name=entry["name"], code=entry["code"], lingua=entry["lingua"], wordfreq=entry["wordfreq"],
+            hunspell=entry["hunspell"], segmentation=entry["segmentation"], final=entry["final"], cased=entry["cased"],
+            elisions=frozenset(entry.get("elisions", [])), compound_links=tuple(entry.get("compound_links", [])),
+            coordinators=frozenset(entry.get("coordinators", [])), stanza=entry["tagger"].get("stanza"),
+            offline_tagger=entry["tagger"].get("offline"), rules=entry.get("rules"), published=entry.get("published"),
+        )
+        for iso, entry in data.items()
+    }
+
+
+def language(iso: str, where: str = "language") -> Language:
+    """The registry entry of `iso`; InputError naming `where` (e.g. a config key) when it is not registered."""
+    known = registry()
+    if iso not in known:
+        raise InputError(f"{where}: unknown language {iso!r}; clsd knows {', '.join(sorted(known))} "
+                         f"(add it to {REGISTRY.relative_to(ROOT)})")
+    return known[iso]
+
+
+def name(iso: str) -> str:
+    """English name of a registered language (its code when unregistered, for labels only)."""
+    entry = registry().get(iso)
+    return entry.name if entry else iso
+
+
+def names() -> dict[str, str]:
+    """English names of every registered language by code (for tables)."""
+    return {iso: entry.name for iso, entry in registry().items()}
