@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from clsd.report import direction_label
+from clsd.core.items import direction_label
 
 
 def texts_of(candidates: pl.DataFrame, direction: str) -> pl.DataFrame:

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import polars as pl
 
-TEX_ESCAPES = (("\\", r"\textbackslash{}"), ("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"), ("$", r"\$"))
+#: Text-mode replacements of LaTeX's ten special characters, of < and > (which the OT1 font encoding prints as
+#: ¡ and ¿), and of the arrow of direction labels; applied in one pass, so no replacement is escaped again.
+TEX_ESCAPES = str.maketrans({
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "^": r"\textasciicircum{}",
+    "_": r"\_", "~": r"\textasciitilde{}", "%": r"\%", "<": r"\textless{}", ">": r"\textgreater{}", "→": r"$\rightarrow$",
+})
 
 
 def cell(value: object, digits: int) -> str:
@@ -38,10 +43,8 @@ def markdown(frame: pl.DataFrame, digits: int = 2, right: set[str] | None = None
 
 
 def tex_escape(text: str) -> str:
-    """Escape LaTeX specials; arrows become math arrows."""
-    for char, escaped in TEX_ESCAPES:
-        text = text.replace(char, escaped)
-    return text.replace("→", r"$\rightarrow$")
+    """Text as LaTeX text mode prints it: the specials escaped, arrows as math arrows."""
+    return text.translate(TEX_ESCAPES)
 
 
 def latex(frame: pl.DataFrame, digits: int = 2, right: set[str] | None = None, notes: list[str] | None = None) -> str:

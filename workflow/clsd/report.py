@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import platform
+import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -14,13 +15,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from clsd import render
-from clsd.intervals import bootstrap_means, holm, mcnemar_exact, percentile_interval
-from clsd.score import precision_at_1, summary
+from clsd import __version__, intervals, render
+from clsd.candidates import content_sha256
+from clsd.core.items import direction_label
+from clsd.core.languages import language
+from clsd.core.provenance import package_versions
+from clsd.score import precision_at_1
 
-#: ISO 639-3 + script codes as MTEB writes them.
-MTEB_LANGUAGES = {"de": "deu-Latn", "fr": "fra-Latn", "en": "eng-Latn"}
-PACKAGES = ("clsd", "mteb", "torch", "sentence-transformers", "transformers", "polars", "numpy", "snakemake")
 
 
 @dataclass(frozen=True)
@@ -34,44 +35,30 @@ class ScoreFile:
     path: str
 
 
-def package_versions() -> dict[str, str]:
-    """Versions of the packages that determine the numbers (written beside every result)."""
-    versions = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
-
-
-def direction_label(direction: str) -> str:
-    """de-fr → DE→FR (the paper's naming)."""
-    src, tgt = direction.split("-")
-    return f"{src.upper()}→{tgt.upper()}"
-
-
 @dataclass(frozen=True)
 class Outcome:
-    """Per-item correctness of one Table 2 cell (view × model × dataset × direction)."""
+    """Per-item correctness of one Table 2 cell (view × model × dataset × direction); a cell may hold zero items
+    (every item of its dataset was left out), which is shown as `–` with n = 0."""
 
     view: str
     model: str
+    dataset: str
     column: str
     ids: np.ndarray
     correct: np.ndarray
     path: str
 
 
-def read_outcomes(files: list[ScoreFile], directions: list[str]) -> list[Outcome]:
-    """Every cell of Table 2, in table order (files in input order, then directions)."""
+def read_outcomes(files: list[ScoreFile], directions: dict[str, list[str]]) -> list[Outcome]:
+    """Every cell of Table 2, in table order (files in input order, then each dataset's directions)."""
     cells = []
     for item in files:
         scores = pl.read_parquet(item.path)
-        for direction in directions:
+        for direction in directions[item.dataset]:
             part = scores.filter(pl.col("direction") == direction).sort("id")
             column = f"{item.dataset_label} {direction_label(direction)}"
-            cells.append(Outcome(item.view, item.model, column, part["id"].to_numpy(), part["correct"].to_numpy(), item.path))
+            cells.append(Outcome(item.view, item.model, item.dataset, column, part["id"].to_numpy(),
+                                 part["correct"].to_numpy().astype(bool), item.path))
     return cells
 
 
@@ -79,10 +66,12 @@ def table2(outcomes: list[Outcome]) -> tuple[pl.DataFrame, dict[str, int]]:
     """Wide Table 2: one row per view and model (input order), a column per dataset × direction, Average;
     and the number of items scored per column.
 
-    Every row of a column must have scored the same number of items: a score file from other candidates
-    (stale, or another item set) would make its row incomparable, so it stops the job.
+    A column with zero items has no value (null, shown as `–`); the Average is the mean over the columns of
+    its row that have items (null when none has). Every row of a column must have scored the same number of
+    items: a score file from other candidates (stale, or another item set) would make its row incomparable, so
+    it stops the job.
     """
-    rows: dict[tuple[str, str], dict[str, float]] = {}
+    rows: dict[tuple[str, str], dict[str, float | None]] = {}
     counts: dict[str, int] = {}
     for cell in outcomes:
         row = rows.setdefault((cell.view, cell.model), {})
@@ -93,43 +82,72 @@ def table2(outcomes: list[Outcome]) -> tuple[pl.DataFrame, dict[str, int]]:
                 f"{cell.path}: {cell.ids.size} items scored for {cell.column}, other rows scored {counts[cell.column]}; "
                 "rerun its embedding and scoring"
             )
-        row[cell.column] = precision_at_1(cell.correct)
+        row[cell.column] = precision_at_1(cell.correct) if cell.ids.size else None
     columns = list(counts)
     records = []
     for (view, model), values in rows.items():
-        present = [values[c] for c in columns if c in values]
-        records.append({"view": view, "model": model, **{c: values.get(c) for c in columns}, "Average": sum(present) / len(present)})
+        present = [value for value in values.values() if value is not None]
+        average = sum(present) / len(present) if present else None
+        records.append({"view": view, "model": model, **{c: values.get(c) for c in columns}, "Average": average})
     schema = {"view": pl.String, "model": pl.String, **{c: pl.Float64 for c in columns}, "Average": pl.Float64}
     return pl.DataFrame(records, schema=schema, orient="row"), counts
 
 
+def shared_items(cells: list[Outcome]) -> list[np.ndarray]:
+    """The cells of one row grouped by dataset, as item × column matrices of outcomes (both directions of a
+    dataset score the same items); cells with zero items are left out."""
+    by_dataset: dict[str, list[Outcome]] = {}
+    for cell in cells:
+        if cell.ids.size:
+            by_dataset.setdefault(cell.dataset, []).append(cell)
+    groups = []
+    for parts in by_dataset.values():
+        for other in parts[1:]:
+            if not np.array_equal(parts[0].ids, other.ids):
+                raise ValueError(f"{other.path}: {other.column} scored other items than {parts[0].column} of the same dataset")
+        groups.append(np.column_stack([cell.correct for cell in parts]))
+    return groups
+
+
 def confidence_intervals(outcomes: list[Outcome], n_boot: int, seed: int) -> pl.DataFrame:
-    """95% percentile bootstrap interval of every cell and of each row's Average (long: view, model, column,
-    n, p1, ci_low, ci_high, in percent). Items are resampled per cell; the Average's replicates are the mean
-    of its cells' replicates. Seeded: the same inputs give the same intervals."""
-    rows, replicates = [], {}
-    for index, cell in enumerate(outcomes):
-        means = 100.0 * bootstrap_means(cell.correct, n_boot, np.random.default_rng([seed, index]))
-        replicates.setdefault((cell.view, cell.model), []).append(means)
-        low, high = percentile_interval(means)
-        rows.append({"view": cell.view, "model": cell.model, "column": cell.column, "n": int(cell.ids.size),
-                     "p1": precision_at_1(cell.correct), "ci_low": low, "ci_high": high})
-    for (view, model), parts in replicates.items():
-        cells = [r for r in rows if (r["view"], r["model"]) == (view, model)]
-        low, high = percentile_interval(np.mean(parts, axis=0))
-        rows.append({"view": view, "model": model, "column": "Average", "n": sum(r["n"] for r in cells),
-                     "p1": float(np.mean([r["p1"] for r in cells])), "ci_low": low, "ci_high": high})
+    """95% interval of every cell and of each row's Average (long: view, model, column, n, p1, ci_low, ci_high,
+    in percent; a cell with zero items has n = 0 and no value or bounds).
+
+    A cell's interval is exact (Clopper–Pearson). The Average's is `intervals.paired_mean_interval`: items are
+    resampled jointly for the directions of a dataset (they score the same items), `n_boot` times, with a
+    generator seeded by `seed` and the row's identity (view, model, datasets), never by its position, so adding
+    a model or a dataset changes no other row's interval.
+    """
+    rows, by_row = [], {}
+    for cell in outcomes:
+        by_row.setdefault((cell.view, cell.model), []).append(cell)
+        row = {"view": cell.view, "model": cell.model, "column": cell.column, "n": int(cell.ids.size), "p1": None, "ci_low": None, "ci_high": None}
+        if cell.ids.size:
+            low, high = intervals.exact_interval(int(cell.correct.sum()), int(cell.ids.size))
+            row |= {"p1": precision_at_1(cell.correct), "ci_low": 100.0 * low, "ci_high": 100.0 * high}
+        rows.append(row)
+    for (view, model), cells in by_row.items():
+        scored = [cell for cell in cells if cell.ids.size]
+        row = {"view": view, "model": model, "column": "Average", "n": sum(int(cell.ids.size) for cell in cells), "p1": None, "ci_low": None, "ci_high": None}
+        if scored:
+            datasets = sorted({cell.dataset for cell in scored})
+            rng = intervals.identity_rng(seed, view, model, "Average", *datasets)
+            low, high = intervals.paired_mean_interval(shared_items(cells), n_boot, rng)
+            row |= {"p1": float(np.mean([precision_at_1(cell.correct) for cell in scored])), "ci_low": 100.0 * low, "ci_high": 100.0 * high}
+        rows.append(row)
     schema = {"view": pl.String, "model": pl.String, "column": pl.String, "n": pl.Int64, "p1": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
 def paired_comparisons(outcomes: list[Outcome]) -> pl.DataFrame:
     """Every pair of models on the same items (per view and column): discordant counts, P@1 difference,
-    exact McNemar p-value and its Holm adjustment over all comparisons of the table."""
+    exact McNemar p-value and its Holm adjustment over all comparisons of the table. Columns with zero items
+    have nothing to compare and are skipped."""
     rows = []
     by_cell: dict[tuple[str, str], list[Outcome]] = {}
     for cell in outcomes:
-        by_cell.setdefault((cell.view, cell.column), []).append(cell)
+        if cell.ids.size:
+            by_cell.setdefault((cell.view, cell.column), []).append(cell)
     for (view, column), cells in by_cell.items():
         for i, a in enumerate(cells):
             for b in cells[i + 1 :]:
@@ -140,33 +158,83 @@ def paired_comparisons(outcomes: list[Outcome]) -> pl.DataFrame:
                 rows.append({"view": view, "column": column, "model_a": a.model, "model_b": b.model, "n": int(a.ids.size),
                              "only_a": only_a, "only_b": only_b,
                              "difference": precision_at_1(a.correct) - precision_at_1(b.correct),
-                             "p_mcnemar": mcnemar_exact(only_a, only_b)})
+                             "p_mcnemar": intervals.mcnemar_exact(only_a, only_b)})
     schema = {"view": pl.String, "column": pl.String, "model_a": pl.String, "model_b": pl.String, "n": pl.Int64,
               "only_a": pl.Int64, "only_b": pl.Int64, "difference": pl.Float64, "p_mcnemar": pl.Float64}
     frame = pl.DataFrame(rows, schema=schema, orient="row")
-    return frame.with_columns(pl.Series("p_holm", holm(frame["p_mcnemar"].to_list()), dtype=pl.Float64))
+    return frame.with_columns(pl.Series("p_holm", intervals.holm(frame["p_mcnemar"].to_list()), dtype=pl.Float64))
+
+
+def dropped_detail(dropped: list[dict[str, Any]]) -> str:
+    """Items left out, grouped by reason, most frequent first: `2 × not in x.csv; 1 × de: ...`."""
+    return "; ".join(f"{n} × {reason}" for reason, n in Counter(record["reason"] for record in dropped).most_common())
 
 
 def not_scored_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """One footnote per dataset with items left out of scoring: how many of how many, grouped by reason.
+    """One footnote per dataset with items left out of scoring: how many of how many, grouped by reason; when
+    none is left to score, that its columns show `–`.
 
     `datasets` holds (dataset label, provenance of its direct candidate table).
     """
     notes = []
     for label, meta in datasets:
-        dropped = meta.get("dropped", [])
-        if not dropped:
-            continue
-        reasons = Counter(record["reason"] for record in dropped).most_common()
-        detail = "; ".join(f"{n} × {reason}" for reason, n in reasons)
-        notes.append(f"{label}: {len(dropped)} of {meta['items']} items not scored ({detail}).")
+        dropped, items = meta.get("dropped", []), meta["items"]
+        if items == 0:
+            notes.append(f"{label}: no items selected, so its columns show –.")
+        elif len(dropped) == items:
+            notes.append(f"{label}: all {items} items not scored ({dropped_detail(dropped)}), so its columns show –.")
+        elif dropped:
+            notes.append(f"{label}: {len(dropped)} of {items} items not scored ({dropped_detail(dropped)}).")
     return notes
+
+
+def nothing_to_score(datasets: list[tuple[str, dict[str, Any]]]) -> str:
+    """Why no item of any dataset could be scored, per dataset and language (from the provenance of each direct
+    candidate table: the failures its distractor sets recorded), for the one error a run with nothing to score
+    stops with."""
+    parts = []
+    for label, meta in datasets:
+        if meta["items"] == 0:
+            parts.append(f"{label}: no items selected")
+            continue
+        per_language = []
+        for origin in meta.get("distractors", []):
+            failed = Counter(record["reason"] for record in origin.get("failed", []))
+            if failed:
+                detail = "; ".join(f"{n} × {reason}" for reason, n in failed.most_common())
+                per_language.append(f"{origin.get('lang')}: {detail}")
+        reasons = ", ".join(per_language) or dropped_detail(meta.get("dropped", []))
+        parts.append(f"{label}: none of {meta['items']} items has four valid distractors in every language ({reasons})")
+    return "no item can be scored, so no model was run. " + ". ".join(parts) + "."
+
+
+def average_note(counts: dict[str, int]) -> list[str]:
+    """A footnote when some columns have no items: the Average is over the others (empty when all have items)."""
+    empty = [column for column, n in counts.items() if n == 0]
+    if not empty:
+        return []
+    scored = [column for column, n in counts.items() if n > 0]
+    if not scored:
+        return ["Average: no column has items scored."]
+    return [f"Average: over the columns with items scored ({', '.join(scored)}); {', '.join(empty)} left out (no items)."]
+
+
+def bounds_text(value: float, low: float, high: float) -> str:
+    """`P@1 [low, high]` with one decimal, bounds rounded outwards (an interval is never shown narrower than it
+    is) and written `0` / `100` when they are exactly there: `100.0 [71.5, 100]`."""
+
+    def bound(x: float, outwards: Callable[[float], float]) -> str:
+        if x in (0.0, 100.0):
+            return f"{x:.0f}"
+        return f"{outwards(round(x * 10, 9)) / 10:.1f}"
+
+    return f"{value:.1f} [{bound(low, math.floor)}, {bound(high, math.ceil)}]"
 
 
 def write_table2(
     table: pl.DataFrame,
     counts: dict[str, int],
-    intervals: pl.DataFrame,
+    interval_table: pl.DataFrame,
     notes: list[str],
     show_ci: bool,
     md: str | Path,
@@ -175,14 +243,15 @@ def write_table2(
 ) -> None:
     """Write Table 2 in all three formats: P@1 in percent (two decimals in Markdown/LaTeX, full precision in
     CSV, with `<column> ci_low`/`ci_high` columns), a last row `n` with the items scored per column, and the
-    not-scored footnotes under the table. `show_ci` adds `± half-width` of the 95% interval to each cell."""
+    footnotes under the table. `show_ci` writes each cell as `P@1 [low, high]` (one decimal: the 95% interval,
+    not symmetric near 0 and 100). A column with zero items shows `–` (and empty cells in the CSV)."""
     value_columns = [*counts, "Average"]
-    half = {(r["view"], r["model"], r["column"]): (r["ci_high"] - r["ci_low"]) / 2 for r in intervals.iter_rows(named=True)}
+    bounds_of = {(r["view"], r["model"], r["column"]): (r["ci_low"], r["ci_high"]) for r in interval_table.iter_rows(named=True)}
 
     def shown(view: str, model: str, column: str, value: float | None) -> str | None:
         if value is None:
             return None
-        return f"{value:.2f} ± {half[(view, model, column)]:.2f}" if show_ci else f"{value:.2f}"
+        return bounds_text(value, *bounds_of[(view, model, column)]) if show_ci else f"{value:.2f}"
 
     rows = [
         {"View": r["view"], "Model": r["model"], **{c: shown(r["view"], r["model"], c, r[c]) for c in value_columns}}
@@ -192,7 +261,7 @@ def write_table2(
     display = pl.DataFrame(rows, schema={"View": pl.String, "Model": pl.String, **{c: pl.String for c in value_columns}}, orient="row")
     render.write(display, md, tex, csv=None, right=set(value_columns), notes=notes)
 
-    bounds = intervals.pivot(on="column", index=["view", "model"], values=["ci_low", "ci_high"])
+    bounds = interval_table.pivot(on="column", index=["view", "model"], values=["ci_low", "ci_high"])
     renamed = {f"{bound}_{c}": f"{c} {bound}" for c in value_columns for bound in ("ci_low", "ci_high")}
     full = table.join(bounds.rename(renamed), on=["view", "model"], how="left", maintain_order="left")
     full = full.select("view", "model", *[name for c in value_columns for name in (c, f"{c} ci_low", f"{c} ci_high")])
@@ -208,58 +277,90 @@ def write_pairs(pairs: pl.DataFrame, md: str | Path, csv: str | Path) -> None:
     Path(md).write_text(render.markdown(shown.rename({"difference": "P@1 A − B"}), right={"p_mcnemar", "p_holm"}), encoding="utf-8")
 
 
-def dataset_revision(candidates_meta: dict[str, Any]) -> str:
-    """One checksum for what a model was evaluated on: the pairs' sources and selection, the distractors'
-    provenance (published file checksums, or generator, endpoint, sampling and prompt checksum) and the
-    candidate texts themselves. A new prompt, LLM or distractor file is a new revision."""
-    parallel = candidates_meta["parallel"]
-    record = {
-        "sources": [source["sha256"] for source in parallel["sources"]],
-        "selection": parallel.get("selection"),
-        "distractors": candidates_meta.get("distractors", []),
-        "texts": candidates_meta.get("content_sha256"),
-    }
-    return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+@dataclass(frozen=True)
+class ViewTexts:
+    """What one view of a dataset gave the model to encode: the content checksum of its candidate table
+    (`candidates.content_sha256`) and the language its texts were translated into (None: as they are)."""
+
+    content_sha256: str
+    translated_to: str | None = None
+
+
+def view_texts(table: pl.DataFrame, meta: dict[str, Any]) -> ViewTexts:
+    """The `ViewTexts` of a candidate table and its provenance (the pivot view records its translator)."""
+    return ViewTexts(content_sha256(table), (meta.get("translator") or {}).get("target_lang"))
+
+
+def dataset_revision(texts_by_view: dict[str, ViewTexts]) -> str:
+    """One checksum of what a model was evaluated on: the content of the candidate tables of the views the
+    record scores (item ids, languages, slots and texts, in order) and the pivot language. It depends on
+    content only: the same pairs and distractors give the same revision on any machine, whatever the paths,
+    labels, generator names or display settings; another prompt or LLM gives a new revision when (and only
+    when) it wrote other distractors."""
+    record = {view: {"content_sha256": texts.content_sha256, "translated_to": texts.translated_to}
+              for view, texts in sorted(texts_by_view.items())}
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def mteb_language(lang: str) -> str:
+    """ISO 639-3 + script as MTEB writes it (the language registry's `code`; an unregistered language fails)."""
+    return language(lang).code
 
 
 def mteb_result(
     *,
     dataset: str,
     candidates_meta: dict[str, Any],
+    texts_by_view: dict[str, ViewTexts],
     model_meta: dict[str, Any],
     scores_by_view: dict[str, pl.DataFrame],
+    directions: list[str],
     evaluation_time: float | None,
 ) -> dict[str, Any]:
     """One results record for a model on a dataset that loads with mteb's `TaskResult.from_dict` (mteb 2.x):
-    task_name, dataset_revision, mteb_version, evaluation_time (encoding seconds) and scores.test with one
-    entry per view and direction (fractions rounded to 6 decimals)."""
-    subsets = []
+    task_name, dataset_revision, mteb_version (the version of mteb's result format this record follows; the
+    scores are computed by clsd, named with its version under `produced_by`), evaluation_time (encoding
+    seconds) and scores.test with one entry per view and direction (fractions rounded to 6 decimals).
+
+    `languages` name the texts the model encoded: source and target language for the direct view, the pivot
+    language for a translated view (the original languages under `translated_from`). A view and direction
+    with zero items has no score: it is not in scores.test (mteb averages every `main_score` it finds, and
+    cannot average a null) but in `subsets_not_scored`, with the reason. `candidates_meta` is the provenance of
+    the direct candidate table (parallel sources, items left out).
+    """
+    subsets, not_scored = [], []
+    dropped = candidates_meta.get("dropped", [])
     for view, scores in scores_by_view.items():
-        for direction, p1 in summary(scores).items():
-            n_items = scores.filter(pl.col("direction") == direction).height
-            subsets.append(
-                {
-                    "hf_subset": f"{view}-{direction}",
-                    "languages": [MTEB_LANGUAGES.get(lang, lang) for lang in direction.split("-")],
-                    "main_score": round(p1 / 100.0, 6),
-                    "precision_at_1": round(p1 / 100.0, 6),
-                    "n_items": n_items,
-                }
-            )
+        translated_to = texts_by_view[view].translated_to
+        for direction in directions:
+            hits = scores.filter(pl.col("direction") == direction)["correct"]
+            original = [mteb_language(lang) for lang in direction.split("-")]
+            entry = {"hf_subset": f"{view}-{direction}", "languages": [mteb_language(translated_to)] if translated_to else original}
+            if translated_to:
+                entry["translated_from"] = original
+            if hits.len() == 0:
+                left_out = f"{len(dropped)} of {candidates_meta.get('items')} items left out ({dropped_detail(dropped)})"
+                not_scored.append({**entry, "n_items": 0, "reason": left_out if dropped else "no items selected"})
+                continue
+            p1 = round(precision_at_1(hits) / 100.0, 6)
+            subsets.append({**entry, "main_score": p1, "precision_at_1": p1, "n_items": hits.len()})
     try:
         mteb_version = metadata.version("mteb")
     except metadata.PackageNotFoundError:
         mteb_version = None
     return {
         "task_name": f"CLSD-{dataset}",
-        "dataset_revision": dataset_revision(candidates_meta),
+        "dataset_revision": dataset_revision(texts_by_view),
         "mteb_version": mteb_version,
         "evaluation_time": evaluation_time,
         "kg_co2_emissions": None,
         "scores": {"test": subsets},
+        "subsets_not_scored": not_scored,
+        "produced_by": {"tool": "clsd", "version": __version__,
+                        "note": "scores computed by clsd (strict Precision@1); mteb_version is the version of mteb's result format"},
         "dataset": candidates_meta["parallel"],
         "model": model_meta,
         "packages": package_versions(),
         "ties": "a tie between the true target and a distractor counts as a failure",
-        "items_not_scored": candidates_meta.get("dropped", []),
+        "items_not_scored": dropped,
     }

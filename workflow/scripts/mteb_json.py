@@ -5,7 +5,7 @@ from pathlib import Path
 
 from clsd import logs
 from clsd.io import read_meta, read_table
-from clsd.report import mteb_result
+from clsd.report import mteb_result, view_texts
 
 logs.to_file(snakemake.log[0])
 views = snakemake.params.views
@@ -14,8 +14,10 @@ seconds = [meta.get("encode_seconds") for meta in metas]
 result = mteb_result(
     dataset=snakemake.wildcards.dataset,
     candidates_meta=read_meta(snakemake.input.candidates),
+    texts_by_view={view: view_texts(read_table(path), read_meta(path)) for view, path in zip(views, snakemake.input.view_candidates)},
     model_meta=metas[0]["model"],
     scores_by_view={view: read_table(path) for view, path in zip(views, snakemake.input.scores)},
+    directions=snakemake.params.directions,
     evaluation_time=None if None in seconds else round(sum(seconds), 3),
 )
 Path(snakemake.output[0]).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
