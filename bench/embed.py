@@ -1,14 +1,17 @@
-"""Benchmark: embedding backends (torch, ONNX Runtime, OpenVINO; float32 and int8) against bare torch.
+"""Benchmark: embedding backends (torch, ONNX Runtime, OpenVINO; float32, bfloat16 and int8) against bare torch.
 
 For each backend, in one run on the same texts: bare `model.encode` throughput on `--n` distinct WMT19
 sentences (German and French), its ratio to bare torch (target >= 2.5 on CPU for EmbeddingGemma), the
 workflow's embedding step (read the candidate Parquet, deduplicate, prefix, key, write) against that bare
 backend on `--step-n` of them (target >= 0.95), and P@1 on the 100 published sample items of
 config/wmt-local.yaml (first 50 of WMT19 and WMT21, both directions; change in points against torch, target
-within 0.5). Exports come from clsd.exports into the model store, as the workflow makes them.
+within 0.5), and the cosine of each backend's vectors with torch's float32 ones (lowest over the texts).
+Exports come from clsd.exports into the model store, as the workflow makes them. A backend is named
+`backend[-int8][:dtype]` (e.g. openvino:bfloat16); each records the precision it really computed in, and the
+result the CPU's instruction sets (clsd.embed.cpu_features): speed, and a runtime's default precision, depend on them.
 
 Usage: python bench/embed.py [--model embeddinggemma-300m|all-MiniLM-L6-v2] [--n 2000] [--step-n 500]
-       [--backends torch,onnx,onnx-int8,openvino,openvino-int8]
+       [--backends torch,onnx,onnx-int8,openvino,openvino-int8,openvino:bfloat16,openvino-int8:bfloat16]
 Prints and writes bench/results/embed.json (or --out).
 """
 
@@ -23,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from clsd import candidates, datasets, embed, exports, score
@@ -78,15 +82,24 @@ def workflow_step(model, spec: embed.ModelSpec, tag: str, texts_path: Path, out:
     return time.perf_counter() - start
 
 
-def bare_encode(model, spec: embed.ModelSpec, texts: list[str]) -> float:
+def bare_encode(model, spec: embed.ModelSpec, texts: list[str]) -> tuple[float, np.ndarray]:
+    """Seconds of a bare `encode` of `texts`, and the unit vectors."""
     start = time.perf_counter()
-    model.encode(texts, prompt_name=spec.prompt_name, batch_size=spec.batch_size, convert_to_numpy=True)
-    return time.perf_counter() - start
+    vectors = model.encode(texts, prompt_name=spec.prompt_name, batch_size=spec.batch_size, convert_to_numpy=True)
+    seconds = time.perf_counter() - start
+    return seconds, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def variant(name: str) -> tuple[str, str, str]:
+    """backend[-int8][:dtype] → (backend, quantize, dtype), e.g. openvino-int8:bfloat16."""
+    backend_quantize, _, dtype = name.partition(":")
+    backend, _, quantize = backend_quantize.partition("-")
+    return backend, quantize or "none", dtype or "float32"
 
 
 def exported(spec: embed.ModelSpec, manifest: dict) -> str:
     """The export file of `spec`'s backend, built (or reused) in the model store exactly as export_model does."""
-    torch_spec = dataclasses.replace(spec, backend="torch", quantize="none")
+    torch_spec = dataclasses.replace(spec, backend="torch", quantize="none", dtype="float32")
     folder, _, _ = exports.ensure(STORE, spec.key, spec.backend, spec.quantize, {"weights_sha256": manifest["weights_sha256"]},
                                   lambda: embed.load_model(torch_spec, "cpu")[0])
     return str(folder / exports.FILES[spec.backend])
@@ -97,7 +110,7 @@ def main() -> None:
     parser.add_argument("--model", default="embeddinggemma-300m", choices=sorted(RECIPES))
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--step-n", type=int, default=500)
-    parser.add_argument("--backends", default="torch,onnx,onnx-int8,openvino,openvino-int8")
+    parser.add_argument("--backends", default="torch,onnx,onnx-int8,openvino,openvino-int8,openvino:bfloat16,openvino-int8:bfloat16")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/embed.json")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
@@ -110,35 +123,43 @@ def main() -> None:
     prompt = "BitextMining" if args.model == "embeddinggemma-300m" else None
     texts = sentences(args.n)
     tables = published_items()
+    cpu = embed.cpu_features()
+    log.info("CPU: %s, %d logical CPUs, %s (torch: %s)", cpu["model"], cpu["logical_cpus"], cpu["instruction_sets"], cpu["torch_capability"])
     results = []
+    reference = None
     with tempfile.TemporaryDirectory() as tmp:
         texts_path = Path(tmp) / "texts.parquet"
         write_table(pl.DataFrame({"id": range(args.step_n), "lang": "x", "slot": 0, "text": texts[: args.step_n]}), texts_path, {})
         for name in args.backends.split(","):
-            backend, _, quantize = name.partition("-")
+            backend, quantize, dtype = variant(name)
             spec = embed.ModelSpec(key=args.model, name=recipe.hf_name, load_from=str(folder), prompt_name=prompt, batch_size=16,
-                                   backend=backend, quantize=quantize or "none")
+                                   backend=backend, quantize=quantize, dtype=dtype)
             export_file = exported(spec, manifest) if backend != "torch" else None
             model, runs_on = embed.load_model(spec, "auto", export_file)
             bare_encode(model, spec, texts[:32])  # warm-up
-            bare = bare_encode(model, spec, texts)
+            bare, vectors = bare_encode(model, spec, texts)
+            if name == "torch":
+                reference = vectors
             step = workflow_step(model, spec, runs_on["tag"], texts_path, Path(tmp) / "emb.parquet")
-            step_bare = bare_encode(model, spec, texts[: args.step_n])
+            step_bare, _ = bare_encode(model, spec, texts[: args.step_n])
             p1 = precision(model, spec, runs_on["tag"], tables)
-            results.append({"backend": name, "device": runs_on["device"], "texts_per_s": len(texts) / bare,
-                            "step_ratio_to_bare_backend": step_bare / step, "p1": p1})
-            log.info("%s %s: %.2f texts/s; workflow step %.3f of its bare backend; P@1 %.2f", args.model, name,
-                     results[-1]["texts_per_s"], results[-1]["step_ratio_to_bare_backend"], p1)
+            cosine = float((vectors * reference).sum(axis=1).min()) if reference is not None else None
+            results.append({"backend": name, "device": runs_on["device"], "dtype": runs_on["dtype"], "tag": runs_on["tag"],
+                            "precision": runs_on["precision"], "texts_per_s": len(texts) / bare,
+                            "step_ratio_to_bare_backend": step_bare / step, "p1": p1, "min_cosine_to_torch": cosine})
+            log.info("%s %s: %.2f texts/s; workflow step %.3f of its bare backend; P@1 %.2f; activations %s; lowest cosine "
+                     "with torch %s", args.model, name, results[-1]["texts_per_s"], results[-1]["step_ratio_to_bare_backend"],
+                     p1, runs_on["precision"]["activations"], cosine)
             del model
     base = next(r for r in results if r["backend"] == "torch")
     for r in results:
         r["ratio_to_bare_torch"] = r["texts_per_s"] / base["texts_per_s"]
         r["p1_change_points"] = r["p1"] - base["p1"]
         r["meets_targets"] = r["ratio_to_bare_torch"] >= 2.5 and abs(r["p1_change_points"]) <= 0.5
-        log.info("%-14s %7.2f texts/s  x%.2f of bare torch  P@1 %+.2f points  step/bare %.3f", r["backend"], r["texts_per_s"],
-                 r["ratio_to_bare_torch"], r["p1_change_points"], r["step_ratio_to_bare_backend"])
+        log.info("%-24s %7.2f texts/s  x%.2f of bare torch  P@1 %+.2f points  step/bare %.3f  cosine >= %s", r["backend"], r["texts_per_s"],
+                 r["ratio_to_bare_torch"], r["p1_change_points"], r["step_ratio_to_bare_backend"], r["min_cosine_to_torch"])
     within = [r for r in results if abs(r["p1_change_points"]) <= 0.5]
-    result = {"model": args.model, "n_texts": len(texts), "step_n_texts": args.step_n, "p1_items": 100,
+    result = {"model": args.model, "cpu": cpu, "n_texts": len(texts), "step_n_texts": args.step_n, "p1_items": 100,
               "targets": {"ratio_to_bare_torch": 2.5, "p1_change_points": 0.5, "step_ratio_to_bare_backend": 0.95},
               "fastest_within_p1_bound": max(within, key=lambda r: r["texts_per_s"])["backend"], "backends": results}
     log.info("fastest backend with P@1 within 0.5 points: %s", result["fastest_within_p1_bound"])

@@ -1,7 +1,21 @@
-"""The conda environments of the rule families parse and pin exactly the versions pyproject.toml pins."""
+"""The conda environments of the rule families parse, pin exactly the versions pyproject.toml pins, and hold every
+package their rules import.
 
+The imports of a rule are derived from its code (ast): its script, and transitively the clsd functions and classes
+the script reaches. An import inside a function counts only when that function is reached (torch, imported inside
+`embed.load_model`, is needed by the embedding rule, not by the scoring rule that only calls `embed.lookup`);
+module-level imports count whenever the module is imported.
+"""
+
+from __future__ import annotations
+
+import ast
 import re
+import sys
 import tomllib
+from functools import cache
+from importlib.metadata import packages_distributions
+from pathlib import Path
 
 import pytest
 import yaml
@@ -9,11 +23,161 @@ import yaml
 from conftest import ROOT
 
 ENVS = sorted((ROOT / "envs").glob("*.yaml"))
+PACKAGE = ROOT / "workflow"
+PIN = re.compile(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)")
 
 
 def pyproject_pins() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return dict(re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)", dep).groups() for dep in project["dependencies"])
+    return dict(PIN.fullmatch(dep).groups() for dep in project["dependencies"])
+
+
+def env_pins(env: Path) -> dict[str, str]:
+    spec = yaml.safe_load(env.read_text())
+    pip = next(d["pip"] for d in spec["dependencies"] if isinstance(d, dict))
+    return dict(PIN.fullmatch(line).groups() for line in pip)
+
+
+def canonical(distribution: str) -> str:
+    """PEP 503 name: case and runs of -_. do not matter."""
+    return re.sub(r"[-_.]+", "-", distribution).lower()
+
+
+def rules() -> dict[str, tuple[Path | None, Path | None]]:
+    """Every rule of rules/*.smk with its conda env file and script (None when it has none)."""
+    found = {}
+    for smk in sorted((ROOT / "rules").glob("*.smk")):
+        for block in re.split(r"^rule ", smk.read_text(), flags=re.M)[1:]:
+            name = block.split(":", 1)[0].strip()
+            conda = re.search(r'conda:\s*\n\s*"([^"]+)"', block)
+            script = re.search(r'script:\s*\n\s*"([^"]+)"', block)
+            found[name] = tuple((smk.parent / match.group(1)).resolve() if match else None for match in (conda, script))
+    return found
+
+
+SCRIPTED = {name: paths for name, paths in rules().items() if paths[1] is not None}
+
+
+def module_file(module: str) -> Path | None:
+    """The file of a clsd module or package, None when `module` is not one (e.g. a function of a module)."""
+    base = PACKAGE.joinpath(*module.split("."))
+    return next((path for path in (base.with_suffix(".py"), base / "__init__.py") if path.is_file()), None)
+
+
+def absolute(node: ast.ImportFrom, module: str) -> str:
+    """The module an ImportFrom names, relative imports resolved against the importing `module`."""
+    if not node.level:
+        return node.module or ""
+    parent = module.split(".")
+    is_package = module_file(module) is not None and module_file(module).name == "__init__.py"
+    parent = parent[: len(parent) - node.level + (1 if is_package else 0)]
+    return ".".join(parent + ([node.module] if node.module else []))
+
+
+@cache
+def module_bindings(module: str) -> dict[str, tuple[str, str | None]]:
+    """Names a clsd module binds to clsd at any level (what a name it does not define may come from)."""
+    return bindings(ast.parse(module_file(module).read_text(encoding="utf-8")).body, module)
+
+
+def bindings(statements: list[ast.AST], module: str) -> dict[str, tuple[str, str | None]]:
+    """Names bound to clsd by the import statements among `statements`: name → (module, attribute or None)."""
+    bound: dict[str, tuple[str, str | None]] = {}
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] == "clsd":
+                        bound[alias.asname or alias.name.split(".")[0]] = (alias.name if alias.asname else "clsd", None)
+            elif isinstance(node, ast.ImportFrom):
+                source = absolute(node, module)
+                if source.split(".")[0] == "clsd":
+                    for alias in node.names:
+                        submodule = f"{source}.{alias.name}"
+                        bound[alias.asname or alias.name] = (submodule, None) if module_file(submodule) else (source, alias.name)
+    return bound
+
+
+def third_party(statements: list[ast.AST], module: str) -> set[str]:
+    """Top-level names of the non-clsd, non-stdlib modules imported by `statements`."""
+    names = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                names.add(absolute(node, module).split(".")[0])
+    return {name for name in names if name and name != "clsd" and name not in sys.stdlib_module_names}
+
+
+def references(statements: list[ast.AST], bound: dict[str, tuple[str, str | None]], local: set[str], module: str) -> set[tuple[str, str | None]]:
+    """What `statements` use of clsd: (module, top-level name) or (module, None) for a module itself."""
+    used: set[tuple[str, str | None]] = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Import):  # an import statement runs the imported module
+                used |= {(alias.name, None) for alias in node.names if alias.name.split(".")[0] == "clsd"}
+            elif isinstance(node, ast.ImportFrom) and absolute(node, module).split(".")[0] == "clsd":
+                source = absolute(node, module)
+                used |= {(source, None)} | {(f"{source}.{alias.name}", None) for alias in node.names if module_file(f"{source}.{alias.name}")}
+            elif isinstance(node, ast.Name) and node.id in local:
+                used.add((module, node.id))
+            elif isinstance(node, ast.Name) and node.id in bound:
+                used.add(bound[node.id])
+            elif isinstance(node, ast.Attribute):  # module.attr (or package.module.attr): what attr names in there
+                chain = [node.attr]
+                while isinstance(node.value, ast.Attribute):
+                    node = node.value
+                    chain.insert(0, node.attr)
+                if isinstance(node.value, ast.Name) and node.value.id in bound and bound[node.value.id][1] is None:
+                    target = bound[node.value.id][0]
+                    while chain and module_file(f"{target}.{chain[0]}"):
+                        target = f"{target}.{chain.pop(0)}"
+                    used.add((target, chain[0] if chain else None))
+    for module_name, _ in list(used):  # importing clsd.a.b runs clsd/__init__ and clsd/a/__init__ too
+        parts = module_name.split(".")
+        used |= {(".".join(parts[:depth]), None) for depth in range(1, len(parts))}
+    return used
+
+
+@cache
+def units(module: str) -> dict[str | None, tuple[set[str], set[tuple[str, str | None]]]]:
+    """A clsd module split into units, each with its third-party imports and clsd references: None = the code run
+    on import (module-level statements), and one unit per top-level function or class (imports inside run on call)."""
+    tree = ast.parse(module_file(module).read_text(encoding="utf-8"))
+    defined = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    local = {node.name for node in defined}
+    module_level = [node for node in tree.body if node not in defined]
+    module_level += [part for node in defined for part in (*node.decorator_list, *getattr(node, "bases", []))]
+    bound = bindings(module_level, module)
+    found: dict[str | None, tuple[set[str], set[tuple[str, str | None]]]] = {
+        None: (third_party(module_level, module), references(module_level, bound, local, module))}
+    for node in defined:
+        body = node.body if isinstance(node, ast.ClassDef) else [*node.body, node.args]
+        found[node.name] = (third_party(body, module), references(body, bound | bindings(body, module), local, module))
+    return found
+
+
+def rule_imports(script: Path) -> set[str]:
+    """Third-party top-level modules a rule's script imports, directly or through the clsd code it reaches."""
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    needed = third_party(tree.body, "")  # the whole script runs; it imports clsd absolutely
+    pending = list(references(tree.body, bindings(tree.body, ""), set(), ""))
+    seen: set[tuple[str, str | None]] = set()
+    while pending:
+        module, name = pending.pop()
+        if (module, name) in seen:
+            continue
+        seen.add((module, name))
+        parts = units(module)
+        if name is not None and name not in parts:  # a name the module imported from elsewhere, or a constant
+            origin = module_bindings(module).get(name)
+            pending += [(module, None)] + ([origin] if origin else [])
+            continue
+        imports, used = parts[name]
+        needed |= imports
+        pending += list(used) + [(module, None)]
+    return needed
 
 
 def test_every_rule_uses_an_existing_env():
@@ -25,9 +189,32 @@ def test_every_rule_uses_an_existing_env():
 
 @pytest.mark.parametrize("env", ENVS, ids=lambda p: p.name)
 def test_env_pins_match_pyproject(env):
-    spec = yaml.safe_load(env.read_text())
-    pip = next(d["pip"] for d in spec["dependencies"] if isinstance(d, dict))
-    pins = dict(re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)", line).groups() for line in pip)
+    pins = env_pins(env)
     expected = pyproject_pins()
     assert pins and {name: expected.get(name) for name in pins} == pins
-    assert "python=3.11" in spec["dependencies"]
+    assert "python=3.11" in yaml.safe_load(env.read_text())["dependencies"]
+
+
+def test_rule_imports_follow_what_each_script_reaches():
+    """The derivation sees through clsd modules and lazy imports: scipy and matplotlib reach Table 2 through
+    clsd.intervals and clsd.figures; torch reaches embedding (inside embed.load_model) but not scoring, whose
+    script uses only embed.lookup; OpenVINO (imported inside OvTransformer) only through the openvino backend."""
+    table2, score, embed_rule = (rule_imports(SCRIPTED[rule][1]) for rule in ("table2", "score", "embed"))
+    assert {"scipy", "matplotlib", "polars"} <= table2
+    assert {"torch", "sentence_transformers", "onnxruntime", "openvino"} <= embed_rule and "nncf" not in embed_rule
+    assert "nncf" in rule_imports(SCRIPTED["export_model"][1])
+    assert not {"torch", "openvino", "sentence_transformers"} & score
+
+
+@pytest.mark.parametrize("rule", sorted(SCRIPTED))
+def test_env_holds_every_package_its_rule_imports(rule):
+    env, script = SCRIPTED[rule]
+    assert env is not None, f"rule {rule} runs a script but names no conda env"
+    distributions = packages_distributions()
+    pinned = {canonical(name) for name in env_pins(env)}
+    missing = {}
+    for name in sorted(rule_imports(script)):
+        assert name in distributions, f"rule {rule} imports {name}, which no installed distribution provides"
+        if not pinned & {canonical(d) for d in distributions[name]}:
+            missing[name] = distributions[name]
+    assert not missing, f"{env.name} lacks what rule {rule} ({script.name}) imports: {missing}"
