@@ -1,0 +1,17 @@
+"""Rule `hf_export`: a dataset's candidate tables as a Hugging Face datasets folder with its card (clsd.hf_export)."""
+
+from clsd import logs
+from clsd.hf_export import ViewTable, export
+from clsd.io import read_meta, read_table
+
+logs.to_file(snakemake.log[0])
+views = [ViewTable(view, read_table(path), read_meta(path)) for view, path in zip(snakemake.params.views, snakemake.input.views)]
+export(
+    snakemake.output[0],
+    sorted(views, key=lambda entry: entry.view != "direct"),
+    snakemake.params.directions,
+    dataset=snakemake.wildcards.dataset,
+    label=snakemake.params.card["label"],
+    license_id=snakemake.params.card["license"],
+    source=snakemake.params.card["source"],
+)

@@ -1,0 +1,62 @@
+"""Rule `mteb_evaluate`: one model on one exported CLSD folder through mteb.evaluate (clsd.mteb_task), checked against
+clsd's own scores of the same items; writes mteb's result file and the check, and saves the result in the mteb
+results cache (`mteb.cache`).
+
+The model loads as for the embedding step (same folder, backend, precision and prompt), so both encode the same
+texts the same way; an item whose outcome differs fails the job unless clsd scored it as a near tie.
+"""
+
+import json
+import logging
+import tempfile
+from pathlib import Path
+
+import mteb
+from mteb.cache import ResultCache
+from mteb.results.task_result import TaskResult
+
+from clsd import embed, logs
+from clsd.io import read_table
+from clsd.mteb_task import clsd_encoder, clsd_task, compare_with_scores, locked, read_manifest
+
+logs.to_file(snakemake.log[0])
+folder = Path(snakemake.input.dataset)
+manifest = read_manifest(folder)
+if not manifest["subsets"]:  # every item left out: nothing to evaluate, as in clsd's own record of the dataset
+    logging.warning("%s has no subset to evaluate: %s", folder, manifest["not_exported"])
+    check = []
+    result = TaskResult(dataset_revision=manifest["revision"], task_name=manifest["task_name"], mteb_version=mteb.__version__,
+                        scores={manifest["split"]: []}, evaluation_time=0.0)
+else:
+    spec = embed.ModelSpec(**snakemake.params.model)
+    export = json.loads(Path(snakemake.input.export[0]).read_text(encoding="utf-8")) if snakemake.input.export else None
+    model, runs_on = embed.load_model(spec, snakemake.params.device, export["file"] if export else None)
+    source = json.loads(Path(snakemake.input.model[0]).read_text(encoding="utf-8")) if snakemake.input.model else {}
+    revision = spec.revision or source.get("weights_sha256") or "no_revision_available"
+    # float32 through ONNX Runtime or OpenVINO is the same model as PyTorch's (bench/embed.py: no P@1 change), so its
+    # results are the model's own; int8 or half precision is an mteb experiment (load_experiments="match_name")
+    reduced = runs_on["quantize"] != "none" or runs_on["dtype"] != "float32"
+    experiment = {key: runs_on[key] for key in ("backend", "quantize", "dtype")} if reduced else None
+    encoder = clsd_encoder(model, embed.applied_prefix(spec, model.prompts), spec.name, revision, experiment)
+    task = clsd_task(folder)
+    encode_kwargs = {"batch_size": spec.batch_size}
+    with tempfile.TemporaryDirectory() as predictions:
+        result = mteb.evaluate(encoder, tasks=[task], cache=None, prediction_folder=predictions,
+                               encode_kwargs=encode_kwargs, show_progress_bar=False).task_results[0]
+        predicted = json.loads((Path(predictions) / task.prediction_file_name).read_text(encoding="utf-8"))
+    scores = {view: read_table(path) for view, path in zip(snakemake.params.views, snakemake.input.scores)}
+    check = compare_with_scores(folder, manifest, predicted, scores)
+    for row in check:
+        logging.info("%s: strict P@1 %.6f with mteb, %s in clsd's scores (%d items)", row["subset"], row["p1_mteb"],
+                     row["p1_clsd"], row["n_mteb"])
+        if row["items_differing"]:
+            logging.warning("%s: items mteb and clsd score otherwise: %s", row["subset"], row["items_differing"])
+    disagree = [row["subset"] for row in check if not row["agree"]]
+    if disagree:
+        raise ValueError(f"mteb's P@1 differs from clsd's scores {list(snakemake.input.scores)} in {', '.join(disagree)} on "
+                         f"items clsd did not score as near ties: see {snakemake.log[0]}")
+    with locked(Path(snakemake.params.cache)):
+        ResultCache(snakemake.params.cache).save_to_cache(result, encoder.mteb_model_meta, encode_kwargs=encode_kwargs)
+    logging.info("result of %s saved in the mteb results cache %s", spec.name, snakemake.params.cache)
+Path(snakemake.output.check).write_text(json.dumps(check, indent=2) + "\n", encoding="utf-8")
+result.to_disk(Path(snakemake.output.result))
