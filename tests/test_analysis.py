@@ -24,7 +24,7 @@ from clsd.embed import embedding_table
     ],
 )
 def test_single_word_changes(target, distractor, expected):
-    change = swaps.single_word_change(target, distractor)
+    change = swaps.single_word_change(target, distractor, "de")
     assert (change.operation, change.position, change.original, change.new) == expected
 
 
@@ -44,7 +44,7 @@ def test_single_word_changes(target, distractor, expected):
     ],
 )
 def test_not_single_word(target, distractor):
-    assert swaps.single_word_change(target, distractor) is None
+    assert swaps.single_word_change(target, distractor, "de") is None
 
 
 def candidates(rows):
@@ -178,8 +178,9 @@ def test_groups_summary_and_correlations():
 
 
 def test_jaccard_definition():
-    assert distractor_stats.words("Der Rat, der Rat! a 5 ab") == {"der", "rat", "ab"}
-    values = distractor_stats.intra_jaccard(["a1 bb cc", "aa bb cc", "aa bb dd"])
+    assert distractor_stats.vocabulary("Der Rat, der Rat! a 5 ab", "de") == {"der", "rat", "ab"}
+    assert distractor_stats.vocabulary("東京の会社が工場を建てた。", "ja") == {"東京", "の", "会社", "が", "工場", "を", "建て", "た"}
+    values = distractor_stats.intra_jaccard(["a1 bb cc", "aa bb cc", "aa bb dd"], "de")
     # sets: {a1,bb,cc} {aa,bb,cc} {aa,bb,dd}; J12=2/4, J13=1/5, J23=2/4
     assert values == pytest.approx([(0.5 + 0.2) / 2, (0.5 + 0.5) / 2, (0.2 + 0.5) / 2])
 

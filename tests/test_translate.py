@@ -64,13 +64,28 @@ def test_translate_candidates_once_per_language_and_text(tiny_m2m):
         calls.append((lang, list(texts)))
         return [f"{lang}:{t}" for t in texts]
 
-    table = translate.translate_candidates(candidates, fake)
+    table = translate.translate_candidates(candidates, fake, "en")
     assert calls == [("de", [GERMAN[0]]), ("fr", [FRENCH[0], FRENCH[1]])]
-    assert table.columns == ["text_id", "lang", "text", "english"]
+    assert table.columns == ["text_id", "lang", "text", "en"]
     assert table["text_id"][0] == translate.text_id(GERMAN[0])
-    pivot = translate.pivot_candidates(candidates, table)
+    pivot = translate.pivot_candidates(candidates, table, "en")
     assert pivot["text"].to_list() == [f"de:{GERMAN[0]}", f"fr:{FRENCH[0]}", f"fr:{FRENCH[1]}", f"de:{GERMAN[0]}"]
     assert pivot.select("id", "lang", "slot").equals(candidates.select("id", "lang", "slot"))
+
+
+def test_texts_already_in_the_pivot_language_are_not_translated():
+    candidates = pl.DataFrame({"id": [0, 0, 0], "lang": ["de", "en", "en"], "slot": [0, 0, 1],
+                               "text": [GERMAN[0], "The council approved it.", "The council rejected it."]})
+    calls = []
+
+    def fake(texts, lang):
+        calls.append(lang)
+        return [f"{lang}:{t}" for t in texts]
+
+    table = translate.translate_candidates(candidates, fake, "en")
+    assert calls == ["de"]  # the English side is used as it is
+    pivot = translate.pivot_candidates(candidates, table, "en")
+    assert pivot["text"].to_list() == [f"de:{GERMAN[0]}", "The council approved it.", "The council rejected it."]
 
 
 def test_published_translations_map_cells_positionally():
@@ -85,7 +100,7 @@ def test_published_translations_map_cells_positionally():
     distractors = [datasets.distractors_from_published(original, lang, generator="g", source=source) for lang in languages]
     table = cand.build(parallel, distractors, languages)
     translations = translate.published_translations(table, english, languages, "mt.csv")
-    pivot = translate.pivot_candidates(table, translations)
+    pivot = translate.pivot_candidates(table, translations, "en")
     row = lambda i, lang, slot: pivot.filter((pl.col("id") == i) & (pl.col("lang") == lang) & (pl.col("slot") == slot))["text"][0]  # noqa: E731
     assert row(0, "de", 0) == english["German"][0]
     assert row(3, "fr", 2) == english["fr_adv2"][3]

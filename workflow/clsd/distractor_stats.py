@@ -1,7 +1,8 @@
 """Statistics of a distractor set: intra-item word Jaccard, similarity to the original, single-word share.
 
-Jaccard (PAPER.md): word sets are the lower-cased tokens of 2+ word characters; each distractor's Jaccard
-with each of the other distractors of the same item and language is averaged, then mean and sample
+Jaccard (PAPER.md): word sets are the lower-cased runs of 2+ word characters of the words (clsd.core.words; for
+scripts written without spaces, ICU's words themselves: one character is a word there); each distractor's
+Jaccard with each of the other distractors of the same item and language is averaged, then mean and sample
 standard deviation are taken over all distractors (0.47 / 0.17 on the full published sets).
 """
 
@@ -12,6 +13,9 @@ from statistics import mean, stdev
 
 import polars as pl
 
+from clsd.core.languages import language
+from clsd.core.words import words
+
 from clsd.swaps import single_word_change
 from clsd.table3 import similarity
 from clsd.text import normalise
@@ -19,17 +23,20 @@ from clsd.text import normalise
 WORD = re.compile(r"\w\w+")
 
 
-def words(text: str) -> set[str]:
-    return set(WORD.findall(text.lower()))
+def vocabulary(text: str, lang: str) -> set[str]:
+    """The word set Jaccard compares (see the module docstring)."""
+    if language(lang).segmentation == "whitespace":
+        return {run for word in words(text, lang) for run in WORD.findall(word.lower())}
+    return {word.lower() for word in words(text, lang)}
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
-def intra_jaccard(distractors: list[str]) -> list[float]:
+def intra_jaccard(distractors: list[str], lang: str) -> list[float]:
     """Per distractor: mean Jaccard with the item's other distractors."""
-    sets = [words(t) for t in distractors]
+    sets = [vocabulary(t, lang) for t in distractors]
     return [mean(jaccard(s, o) for j, o in enumerate(sets) if j != i) for i, s in enumerate(sets)] if len(sets) > 1 else []
 
 
@@ -56,9 +63,9 @@ def stats(candidates: pl.DataFrame) -> list[dict[str, object]]:
         for _, item in part.sort("slot").group_by(item_key, maintain_order=True):
             texts = item["text"].to_list()
             target, distractors = texts[0], texts[1:]
-            jaccards += intra_jaccard(distractors)
+            jaccards += intra_jaccard(distractors, lang)
             ratios += [similarity(target, d) for d in distractors]
-            single += sum(single_word_change(target, d) is not None for d in distractors)
+            single += sum(single_word_change(target, d, lang) is not None for d in distractors)
             copies += sum(normalise(target) == normalise(d) for d in distractors)
         records.append({
             "lang": lang,
@@ -72,3 +79,14 @@ def stats(candidates: pl.DataFrame) -> list[dict[str, object]]:
             "target_copies": copies,
         })
     return records
+
+
+#: Columns of the statistics table (one row per dataset and language).
+STATS_SCHEMA = {"Dataset": pl.String, "lang": pl.String, "items": pl.Int64, "distractors": pl.Int64, "jaccard_mean": pl.Float64,
+                "jaccard_sd": pl.Float64, "levenshtein_mean": pl.Float64, "single_word_pairs": pl.Int64,
+                "single_word_share": pl.Float64, "target_copies": pl.Int64}
+
+
+def stats_table(rows: list[dict[str, object]]) -> pl.DataFrame:
+    """The statistics records as a table (with its columns even when no dataset has an item)."""
+    return pl.DataFrame(rows, schema=STATS_SCHEMA, orient="row") if rows else pl.DataFrame(schema=STATS_SCHEMA)

@@ -1,9 +1,11 @@
-"""Universal POS tags of the token that a single-word distractor changed.
+"""Universal POS tags of the word that a single-word distractor changed.
 
 The paper's tagger is Stanza; it is used when its models are available locally (`stanza_dir`, loaded with
-`download_method=None`). Offline fallbacks: spaCy `fr_core_news_md` for French, HanTa (STTS mapped to
-UPOS) for German. The whole sentence is tagged and the tag aligned to the whitespace token by character
-offsets; every tag records the tagger that produced it.
+`download_method=None`; the Stanza language id comes from the language registry). Offline fallbacks, named by
+the registry's `tagger.offline`: spaCy `fr_core_news_md` for French, HanTa (STTS mapped to UPOS, with context
+rules) for German. A language with neither gets no tag: its pairs keep `pos` null and say why in `tagger`
+("none: no tagger for ja"), and count under ANY only. The whole sentence is tagged and the tag aligned to the
+word (clsd.core.words) by character offsets; every tag records the tagger that produced it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from pathlib import Path
 from typing import Protocol
 
 import polars as pl
+
+from clsd.core.languages import language
+from clsd.core.words import word_spans
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +36,11 @@ STTS_TO_UPOS = {
 
 Span = tuple[int, int, str]
 
+#: Stanza languages whose pipelines need the multi-word token expander (au → à le, zum → zu dem).
+MWT_LANGUAGES = {"fr", "de", "it", "es", "pt", "ca", "ar", "he", "tr", "pl", "cs", "fi", "gl"}
+#: STTS tags of non-finite verb forms: a finite haben/sein/werden beside one of them is an auxiliary.
+NON_FINITE = re.compile(r"^V[VAM]\((PP|INF|IZU)\)$|^V[VAM](PP|INF|IZU)$")
+
 
 class Tagger(Protocol):
     name: str
@@ -42,11 +52,12 @@ class Tagger(Protocol):
 class StanzaTagger:
     """The paper's tagger, from locally installed Stanza models only (never downloads)."""
 
-    def __init__(self, lang: str, model_dir: str | Path) -> None:
+    def __init__(self, stanza_lang: str, model_dir: str | Path) -> None:
         import stanza
 
         self.name = f"stanza-{stanza.__version__}"
-        self.pipeline = stanza.Pipeline(lang, dir=str(model_dir), processors="tokenize,mwt,pos", download_method=None, verbose=False)
+        processors = "tokenize,mwt,pos" if stanza_lang in MWT_LANGUAGES else "tokenize,pos"
+        self.pipeline = stanza.Pipeline(stanza_lang, dir=str(model_dir), processors=processors, download_method=None, verbose=False)
 
     def tag(self, text: str) -> list[Span]:
         document = self.pipeline(text)
@@ -67,20 +78,21 @@ class SpacyTagger:
 
 
 class HanTaTagger:
-    """HanTa's German model on spaCy's German tokenisation, STTS mapped to UPOS."""
+    """HanTa's German model on spaCy's German tokenisation, STTS mapped to UPOS with UD's conventions
+    (`german_upos`)."""
 
     def __init__(self) -> None:
         import spacy
         from HanTa import HanoverTagger
 
-        self.name = "hanta-1.2.1-stts2upos"
+        self.name = "hanta-1.2.1-stts2upos-v2"
         self.tokenizer = spacy.blank("de")
         self.tagger = HanoverTagger.HanoverTagger("morphmodel_ger.pgz")
 
     def tag(self, text: str) -> list[Span]:
         tokens = list(self.tokenizer(text))
         tags = self.tagger.tag_sent([t.text for t in tokens], taglevel=0)
-        return [(t.idx, t.idx + len(t.text), stts_to_upos(tag)) for t, tag in zip(tokens, tags)]
+        return [(t.idx, t.idx + len(t.text), upos) for t, upos in zip(tokens, german_upos([t.text for t in tokens], tags))]
 
 
 def stts_to_upos(tag: str) -> str:
@@ -88,32 +100,50 @@ def stts_to_upos(tag: str) -> str:
     return STTS_TO_UPOS.get(tag, STTS_TO_UPOS.get(re.sub(r"\(.*\)$", "", tag), "X"))
 
 
-OFFLINE_TAGGERS = {"fr": lambda: SpacyTagger("fr_core_news_md"), "de": HanTaTagger}
+def german_upos(tokens: list[str], stts: list[str]) -> list[str]:
+    """UPOS of a German sentence from its STTS tags, with the UD German conventions STTS does not encode:
+    - haben, sein and werden (STTS VA) are auxiliaries only beside a participle or an infinitive; without one in
+      the sentence they are main verbs (`Er hat ein Auto`: VERB);
+    - capitalised words HanTa cannot place (STTS FM foreign material, XY non-word) are names (PROPN), not X."""
+    has_non_finite = any(NON_FINITE.match(tag) for tag in stts)
+    upos = []
+    for token, tag in zip(tokens, stts):
+        mapped = stts_to_upos(tag)
+        if mapped == "AUX" and tag.startswith("VA") and not has_non_finite:
+            mapped = "VERB"
+        elif mapped == "X" and token[:1].isupper() and any(char.isalpha() for char in token):
+            mapped = "PROPN"
+        upos.append(mapped)
+    return upos
 
 
-def make_tagger(lang: str, mode: str, stanza_dir: str | None) -> Tagger:
-    """Stanza when asked for or (mode `auto`) when its local models load; else the offline tagger."""
-    if mode in ("stanza", "auto") and stanza_dir:
+def offline_tagger(spec: str) -> Tagger:
+    """The offline tagger a registry entry names: `hanta` or `spacy:<model>`."""
+    return HanTaTagger() if spec == "hanta" else SpacyTagger(spec.split(":", 1)[1])
+
+
+def make_tagger(lang: str, mode: str, stanza_dir: str | None) -> Tagger | None:
+    """Stanza when asked for or (mode `auto`) when its local models load; else the language's offline tagger;
+    None (logged) when the language has neither: its POS is not available."""
+    entry = language(lang)
+    if mode in ("stanza", "auto") and stanza_dir and entry.stanza:
         try:
-            return StanzaTagger(lang, stanza_dir)
+            return StanzaTagger(entry.stanza, stanza_dir)
         except Exception as exc:  # stanza raises its own ResourcesFileNotFoundError, FileNotFoundError, ImportError
             if mode == "stanza":
                 raise
             log.warning("Stanza models for %s not usable from %s (%s); using the offline tagger", lang, stanza_dir, exc)
     elif mode == "stanza":
-        raise ValueError("analysis.tagger is stanza but analysis.stanza_dir is not set")
-    if lang not in OFFLINE_TAGGERS:
-        raise ValueError(f"no offline POS tagger for language {lang!r}; set analysis.stanza_dir to Stanza models")
-    return OFFLINE_TAGGERS[lang]()
-
-
-def whitespace_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the whitespace-separated tokens of `text`."""
-    return [m.span() for m in re.finditer(r"\S+", text)]
+        raise ValueError("analysis.tagger is stanza but analysis.stanza_dir is not set" if not stanza_dir
+                         else f"analysis.tagger is stanza but Stanza has no model for {entry.name}")
+    if entry.offline_tagger is None:
+        log.warning("POS not available for %s: no tagger (set analysis.stanza_dir to local Stanza models)", lang)
+        return None
+    return offline_tagger(entry.offline_tagger)
 
 
 def tag_of_token(spans: list[Span], start: int, end: int) -> str:
-    """UPOS of a whitespace token: the first non-punctuation tagger token inside it, else the first one."""
+    """UPOS of a word: the first non-punctuation tagger token inside it, else the first one."""
     inside = [tag for s, e, tag in spans if s < end and e > start]
     if not inside:
         return "X"
@@ -121,7 +151,8 @@ def tag_of_token(spans: list[Span], start: int, end: int) -> str:
 
 
 def tag_pairs(pairs: pl.DataFrame, tagger_for: "TaggerFactory") -> pl.DataFrame:
-    """Add `pos` and `tagger` to single-word pairs: the target's token for swaps, the added token otherwise."""
+    """Add `pos` and `tagger` to single-word pairs: the target's word for swaps, the added word otherwise
+    (pos null, and the reason in `tagger`, for a language without a tagger)."""
 
     @lru_cache(maxsize=None)
     def tagged(lang: str, text: str) -> tuple[Span, ...]:
@@ -129,22 +160,27 @@ def tag_pairs(pairs: pl.DataFrame, tagger_for: "TaggerFactory") -> pl.DataFrame:
 
     tags, names = [], []
     for row in pairs.iter_rows(named=True):
+        tagger = tagger_for(row["lang"])
+        if tagger is None:
+            tags.append(None)
+            names.append(f"none: no tagger for {row['lang']}")
+            continue
         sentence = row["target"] if row["operation"] == "swap" else row["distractor"]
-        start, end = whitespace_spans(sentence)[row["position"]]
+        start, end = word_spans(sentence, row["lang"])[row["position"]]
         tags.append(tag_of_token(list(tagged(row["lang"], sentence)), start, end))
-        names.append(tagger_for(row["lang"]).name)
+        names.append(tagger.name)
     return pairs.with_columns(pl.Series("pos", tags, dtype=pl.String), pl.Series("tagger", names, dtype=pl.String))
 
 
 class TaggerFactory(Protocol):
-    def __call__(self, lang: str) -> Tagger: ...
+    def __call__(self, lang: str) -> Tagger | None: ...
 
 
 def tagger_factory(mode: str, stanza_dir: str | None) -> TaggerFactory:
-    """One tagger per language, built on first use."""
-    cache: dict[str, Tagger] = {}
+    """One tagger per language (None: no tagger), built on first use."""
+    cache: dict[str, Tagger | None] = {}
 
-    def get(lang: str) -> Tagger:
+    def get(lang: str) -> Tagger | None:
         if lang not in cache:
             cache[lang] = make_tagger(lang, mode, stanza_dir)
         return cache[lang]

@@ -42,9 +42,20 @@ def pair_cosines(parallel: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, 
     return cosines, np.einsum("nd,nd->n", a, b[derangement(ordered.height, seed)])
 
 
+#: Columns of a shift table: the single-word pair (clsd.swaps, with its POS), its shifts, dataset and model.
+SHIFT_SCHEMA = {"id": pl.Int64, "lang": pl.String, "k": pl.Int64, "operation": pl.String, "position": pl.Int64,
+                "original": pl.String, "new": pl.String, "target": pl.String, "distractor": pl.String, "pos": pl.String,
+                "tagger": pl.String, "x_shift": pl.Float64, "m_shift": pl.Float64, "dataset": pl.String, "model": pl.String}
+
+
+def empty_shifts() -> pl.DataFrame:
+    """A shift table without pairs (no dataset had an item to score)."""
+    return pl.DataFrame(schema=SHIFT_SCHEMA)
+
+
 def normaliser(parallel: list[np.ndarray], unrelated: list[np.ndarray]) -> dict[str, float]:
     """N = mean parallel cosine − mean unrelated cosine, pooled over datasets."""
-    unrelated_all = np.concatenate(unrelated)
+    unrelated_all = np.concatenate(unrelated) if unrelated else np.empty(0)
     if unrelated_all.size == 0:
         raise ValueError("the shift normaliser needs a dataset with at least two items")
     p, u = float(np.concatenate(parallel).mean()), float(unrelated_all.mean())
@@ -71,17 +82,19 @@ def pair_shifts(pairs: pl.DataFrame, table: pl.DataFrame, embeddings: pl.DataFra
 
 
 def pos_groups(shifts: pl.DataFrame, min_group: int) -> pl.DataFrame:
-    """`group` = the UPOS tag, or OTHER when the tag has fewer than `min_group` pairs over all models' data."""
+    """`group` = the UPOS tag, or OTHER when the tag has fewer than `min_group` pairs over all models' data; null
+    for pairs of a language without a tagger (they count under ANY only)."""
     counts = shifts.unique(subset=["dataset", "id", "lang", "k"]).group_by("pos").len()
-    keep = set(counts.filter(pl.col("len") >= min_group)["pos"].to_list())
-    return shifts.with_columns(pl.when(pl.col("pos").is_in(list(keep))).then(pl.col("pos")).otherwise(pl.lit("OTHER")).alias("group"))
+    keep = set(counts.filter(pl.col("len") >= min_group)["pos"].drop_nulls().to_list())
+    group = pl.when(pl.col("pos").is_null()).then(pl.lit(None, dtype=pl.String))
+    return shifts.with_columns(group.when(pl.col("pos").is_in(list(keep))).then(pl.col("pos")).otherwise(pl.lit("OTHER")).alias("group"))
 
 
 def summary(shifts: pl.DataFrame, kind: str, n_boot: int, seed: int) -> pl.DataFrame:
     """Per model and POS group (plus ANY): n, mean shift and its 95% bootstrap CI; `kind` is x_shift or m_shift."""
     rows = []
     for (model,), data in shifts.group_by("model", maintain_order=True):
-        groups = [("ANY", data)] + [(g, data.filter(pl.col("group") == g)) for g in sorted(data["group"].unique())]
+        groups = [("ANY", data)] + [(g, data.filter(pl.col("group") == g)) for g in sorted(data["group"].drop_nulls().unique())]
         for group, part in groups:
             values = part[kind].to_numpy()
             low, high = bootstrap_ci(values, n_boot, seed)
@@ -95,7 +108,7 @@ def correlations(shifts: pl.DataFrame, language_names: dict[str, str]) -> pl.Dat
     for (model,), data in shifts.group_by("model", maintain_order=True):
         scopes = [("all", data)]
         scopes += [(f"language={language_names.get(l, l)}", data.filter(pl.col("lang") == l)) for l in sorted(data["lang"].unique())]
-        scopes += [(f"POS={g}", data.filter(pl.col("group") == g)) for g in sorted(data["group"].unique())]
+        scopes += [(f"POS={g}", data.filter(pl.col("group") == g)) for g in sorted(data["group"].drop_nulls().unique())]
         for scope, part in scopes:
             x, m = part["x_shift"].to_numpy(), part["m_shift"].to_numpy()
             defined = len(x) >= 3 and np.std(x) > 0 and np.std(m) > 0

@@ -1,10 +1,11 @@
-"""Single-word pairs: a distractor that differs from its true target by exactly one whitespace token.
+"""Single-word pairs: a distractor that differs from its true target by exactly one word.
 
-A *swap* has the same number of tokens and one differing position; an *addition* has one more token and
-equals the target once that token is removed (the first such position is reported). Tokens are
-whitespace-separated, punctuation attached, as in the paper. An edit of punctuation or case only
-("genehmigt." → "genehmigt!", "Rat" → "rat"), or an added token without a letter or digit, changes no word
-and is not a single-word pair (whitespace differences are no change at all).
+A *swap* has the same number of words and one differing position; an *addition* has one more word and
+equals the target once that word is removed (the first such position is reported). Words are those of
+clsd.core.words: whitespace-separated tokens, punctuation attached, as in the paper, or ICU word breaks for
+scripts written without spaces. An edit of punctuation or case only ("genehmigt." → "genehmigt!", "Rat" →
+"rat"), or an added token without a letter or digit, changes no word and is not a single-word pair
+(whitespace differences are no change at all).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import polars as pl
+
+from clsd.core.words import words
 
 
 @dataclass(frozen=True)
@@ -29,9 +32,9 @@ def word_form(token: str) -> str:
     return "".join(char for char in token.casefold() if char.isalnum())
 
 
-def single_word_change(target: str, distractor: str) -> Change | None:
-    """The one-word change turning `target` into `distractor`, or None if it is not exactly one word."""
-    t, d = target.split(), distractor.split()
+def single_word_change(target: str, distractor: str, lang: str) -> Change | None:
+    """The one-word change turning `target` into `distractor` (language `lang`), or None if it is not exactly one word."""
+    t, d = words(target, lang), words(distractor, lang)
     if len(t) == len(d):
         differing = [i for i, (a, b) in enumerate(zip(t, d)) if a != b]
         if len(differing) == 1 and word_form(t[differing[0]]) != word_form(d[differing[0]]):
@@ -51,7 +54,7 @@ def find_pairs(candidates: pl.DataFrame) -> pl.DataFrame:
     distractors = candidates.filter(pl.col("slot") > 0).select("id", "lang", pl.col("slot").alias("k"), pl.col("text").alias("distractor"))
     rows = []
     for row in distractors.join(targets, on=["id", "lang"]).sort("id", "lang", "k").iter_rows(named=True):
-        change = single_word_change(row["target"], row["distractor"])
+        change = single_word_change(row["target"], row["distractor"], row["lang"])
         if change is not None:
             rows.append({**row, "operation": change.operation, "position": change.position, "original": change.original, "new": change.new})
     schema = {"id": pl.Int64, "lang": pl.String, "k": pl.Int64, "distractor": pl.String, "target": pl.String,

@@ -1,8 +1,11 @@
-"""English pivot: translate every distinct text of a dataset once, then rebuild the candidate table in English.
+"""The pivot view: translate every distinct text of a dataset once into the pivot language (English by default,
+`pivot.language`), then rebuild the candidate table in that language.
 
 Backends: `transformers` (the paper's M2M100, length-sorted batches, beam or greedy), `ctranslate2` (the
 same model converted by `ct2-transformers-converter`, the fast path) and `published` (the English files
-released with the CLSD sets). Every translation row is keyed by the sha256 of the source text.
+released with the CLSD sets). Texts already in the pivot language (the English side of a de-en pair) are used
+as they are, not translated. Every translation row is keyed by the sha256 of the source text; the translated
+text's column is named by the pivot language's code.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ LANGUAGE_TOKEN = re.compile(r"__[a-z]{2,3}__")
 
 @dataclass(frozen=True)
 class TranslatorSpec:
-    """Decoding settings recorded with every translation."""
+    """What a translation depends on, recorded with every translation (`model` is the hub id or the configured
+    display name of a local model, whose content its checksum sentinel stands for; never a path on this machine)."""
 
     backend: str
     model: str
@@ -39,10 +43,10 @@ class TranslatorSpec:
     compute_type: str = "int8"
 
     @classmethod
-    def from_config(cls, pivot: dict[str, Any], model: str) -> "TranslatorSpec":
+    def from_config(cls, pivot: dict[str, Any]) -> "TranslatorSpec":
         return cls(
             backend=pivot["backend"],
-            model=model,
+            model=pivot["model"],
             target_lang=pivot["language"],
             beam_size=pivot["beam_size"],
             batch_size=pivot["batch_size"],
@@ -56,9 +60,9 @@ def text_id(text: str) -> str:
     return text_key("", text)
 
 
-def keyed(table: pl.DataFrame) -> pl.DataFrame:
-    """A (lang, text, english) table as the translation file's columns, keyed by `text_id`."""
-    return table.select(pl.col("text").map_elements(text_id, return_dtype=pl.String).alias("text_id"), "lang", "text", "english")
+def keyed(table: pl.DataFrame, pivot: str) -> pl.DataFrame:
+    """A (lang, text, <pivot>) table as the translation file's columns, keyed by `text_id`."""
+    return table.select(pl.col("text").map_elements(text_id, return_dtype=pl.String).alias("text_id"), "lang", "text", pivot)
 
 
 def length_sorted_batches(texts: list[str], batch_size: int) -> list[list[int]]:
@@ -90,14 +94,14 @@ def clean(text: str) -> str:
 class TransformersTranslator:
     """Seq2seq translation with `transformers` (M2M100 and models with the same language-token API)."""
 
-    def __init__(self, spec: TranslatorSpec, device: str) -> None:
+    def __init__(self, spec: TranslatorSpec, device: str, load_from: str | None = None) -> None:
         import torch
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
         self.spec = spec
         self.device = resolve_device(device)
-        self.tokenizer = AutoTokenizer.from_pretrained(spec.model)
-        self.model = AutoModelForSeq2SeqLM.from_pretrained(spec.model).to(self.device).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(load_from or spec.model)
+        self.model = AutoModelForSeq2SeqLM.from_pretrained(load_from or spec.model).to(self.device).eval()
         self.torch = torch
 
     def translate(self, texts: list[str], src_lang: str) -> list[str]:
@@ -122,12 +126,12 @@ class TransformersTranslator:
 class CTranslate2Translator:
     """The same model converted to CTranslate2; tokenisation by the original tokenizer."""
 
-    def __init__(self, spec: TranslatorSpec, device: str, converted: str | Path) -> None:
+    def __init__(self, spec: TranslatorSpec, device: str, converted: str | Path, load_from: str | None = None) -> None:
         import ctranslate2
         from transformers import AutoTokenizer
 
         self.spec = spec
-        self.tokenizer = AutoTokenizer.from_pretrained(spec.model)
+        self.tokenizer = AutoTokenizer.from_pretrained(load_from or spec.model)
         ct2_device = "cuda" if resolve_device(device) == "cuda" else "cpu"
         self.translator = ctranslate2.Translator(str(converted), device=ct2_device, compute_type=spec.compute_type)
 
@@ -164,17 +168,24 @@ def distinct_by_language(candidates: pl.DataFrame) -> pl.DataFrame:
     return candidates.select("lang", "text").unique(maintain_order=True)
 
 
-def translate_candidates(candidates: pl.DataFrame, translate: Callable[[list[str], str], list[str]]) -> pl.DataFrame:
-    """Translation table (text_id, lang, text, english) of every distinct text, one language at a time."""
+def translate_candidates(candidates: pl.DataFrame, translate: Callable[[list[str], str], list[str]], pivot: str) -> pl.DataFrame:
+    """Translation table (text_id, lang, text, <pivot>) of every distinct text, one language at a time; texts
+    already in the pivot language are kept as they are."""
     distinct = distinct_by_language(candidates)
     parts = []
     for (lang,), group in distinct.group_by("lang", maintain_order=True):
         texts = group["text"].to_list()
-        english = translate(texts, lang)
-        if len(english) != len(texts):
-            raise RuntimeError(f"{lang}: {len(texts)} texts but {len(english)} translations")
-        parts.append(pl.DataFrame({"lang": lang, "text": texts, "english": english}))
-    return keyed(pl.concat(parts))
+        if lang == pivot:
+            log.info("%d %s texts are already in the pivot language: kept as they are", len(texts), lang)
+            translated = texts
+        else:
+            translated = translate(texts, lang)
+        if len(translated) != len(texts):
+            raise RuntimeError(f"{lang}: {len(texts)} texts but {len(translated)} translations")
+        parts.append(pl.DataFrame({"lang": lang, "text": texts, pivot: translated}, schema={"lang": pl.String, "text": pl.String, pivot: pl.String}))
+    if not parts:
+        return pl.DataFrame(schema={"text_id": pl.String, "lang": pl.String, "text": pl.String, pivot: pl.String})
+    return keyed(pl.concat(parts), pivot)
 
 
 #: Tokens that survive translation unchanged: capitalised words and numbers (names, places, figures).
@@ -225,28 +236,30 @@ def check_same_items(original: pl.DataFrame, english: pl.DataFrame, languages: l
         )
 
 
-def published_translations(candidates: pl.DataFrame, published: pl.DataFrame, languages: list[str], path: str | Path) -> pl.DataFrame:
+def published_translations(candidates: pl.DataFrame, published: pl.DataFrame, languages: list[str], path: str | Path,
+                           pivot: str = "en") -> pl.DataFrame:
     """Translation table from a published English-pivot CSV (same layout, every cell in English)."""
     cells = []
     for lang in languages:
         for slot, column in enumerate(slot_columns(lang)):
             cells.append(
                 published.select(pl.col("Index").alias("id"), pl.lit(lang).alias("lang"),
-                                 pl.lit(slot, dtype=pl.Int64).alias("slot"), pl.col(column).alias("english"))
+                                 pl.lit(slot, dtype=pl.Int64).alias("slot"), pl.col(column).alias(pivot))
             )
     english = pl.concat(cells)
     joined = candidates.join(english, on=["id", "lang", "slot"], how="left")
-    missing = joined.filter(pl.col("english").is_null())
+    missing = joined.filter(pl.col(pivot).is_null())
     if missing.height:
         first = missing.row(0, named=True)
         raise InputError(f"no English for item {first['id']} ({first['lang']}, slot {first['slot']})", path=path)
-    return keyed(joined.select("lang", "text", "english").unique(subset=["lang", "text"], keep="first", maintain_order=True))
+    return keyed(joined.select("lang", "text", pivot).unique(subset=["lang", "text"], keep="first", maintain_order=True), pivot)
 
 
-def pivot_candidates(candidates: pl.DataFrame, translations: pl.DataFrame) -> pl.DataFrame:
-    """The candidate table with every text replaced by its English translation (same ids, langs, slots)."""
-    joined = candidates.join(translations.select("lang", "text", "english"), on=["lang", "text"], how="left")
-    missing = joined.filter(pl.col("english").is_null())
+def pivot_candidates(candidates: pl.DataFrame, translations: pl.DataFrame, pivot: str) -> pl.DataFrame:
+    """The candidate table with every text replaced by its translation into the pivot language (same ids, langs,
+    slots: `lang` stays the language the text was written in)."""
+    joined = candidates.join(translations.select("lang", "text", pivot), on=["lang", "text"], how="left")
+    missing = joined.filter(pl.col(pivot).is_null())
     if missing.height:
         raise InputError(f"no translation for {missing['text'][0]!r} ({missing['lang'][0]})")
-    return joined.select("id", "lang", "slot", pl.col("english").alias("text")).sort("id", "lang", "slot")
+    return joined.select("id", "lang", "slot", pl.col(pivot).alias("text")).sort("id", "lang", "slot")

@@ -3,8 +3,10 @@
 import logging
 
 from clsd import logs
+from clsd.config import translation_model
 from clsd.translate import convert_to_ctranslate2
 
 logs.to_file(snakemake.log[0])
-path = convert_to_ctranslate2(snakemake.params.model, snakemake.output[0], snakemake.params.quantization)
-logging.info("converted %s to %s (%s)", snakemake.params.model, path, snakemake.params.quantization)
+model = translation_model(snakemake.config)
+path = convert_to_ctranslate2(model, snakemake.output[0], snakemake.params.quantization)
+logging.info("converted %s to %s (%s)", model, path, snakemake.params.quantization)

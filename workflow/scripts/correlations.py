@@ -3,9 +3,9 @@
 import polars as pl
 
 from clsd import logs, render, shifts
-from clsd.datasets import LANGUAGE_NAMES
+from clsd.core.languages import names
 from clsd.io import read_table
 
 logs.to_file(snakemake.log[0])
 data = shifts.pos_groups(pl.concat([read_table(p) for p in snakemake.input]), snakemake.params.min_group)
-render.write(shifts.correlations(data, LANGUAGE_NAMES), snakemake.output.md, snakemake.output.tex, snakemake.output.csv)
+render.write(shifts.correlations(data, names()), snakemake.output.md, snakemake.output.tex, snakemake.output.csv)

@@ -6,7 +6,7 @@ import logging
 import polars as pl
 
 from clsd import distractor_stats, logs, render
-from clsd.datasets import LANGUAGE_NAMES
+from clsd.core.languages import names
 from clsd.io import read_table
 
 logs.to_file(snakemake.log[0])
@@ -15,7 +15,7 @@ rows = [{"Dataset": dataset, **record} for dataset, table in tables.items() for 
 if len(tables) > 1:
     pooled = pl.concat([table.with_columns(pl.lit(dataset).alias("dataset")) for dataset, table in tables.items()])
     rows += [{"Dataset": "all", **record} for record in distractor_stats.stats(pooled)]
-table = pl.DataFrame(rows).with_columns(pl.col("lang").replace(LANGUAGE_NAMES).alias("lang"))
+table = distractor_stats.stats_table(rows).with_columns(pl.col("lang").replace(names()).alias("lang"))
 render.write(table, snakemake.output.md, snakemake.output.tex, snakemake.output.csv)
 copies = pl.concat([distractor_stats.target_copies(table).with_columns(pl.lit(dataset).alias("dataset")) for dataset, table in tables.items()])
 for row in copies.iter_rows(named=True):

@@ -4,10 +4,11 @@ from clsd import logs, translate
 from clsd.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
-table = translate.pivot_candidates(read_table(snakemake.input.texts), read_table(snakemake.input.translations))
+translator = read_meta(snakemake.input.translations)["translator"]
+table = translate.pivot_candidates(read_table(snakemake.input.texts), read_table(snakemake.input.translations), translator["target_lang"])
 write_table(
     table,
     snakemake.output[0],
-    {"view": "pivot", "parallel": read_meta(snakemake.input.texts)["parallel"],
-     "translator": read_meta(snakemake.input.translations)["translator"]},
+    {"view": "pivot", "pivot_language": translator["target_lang"], "parallel": read_meta(snakemake.input.texts)["parallel"],
+     "translator": translator},
 )

@@ -7,7 +7,7 @@ from clsd.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 pairs = swaps.find_pairs(read_table(snakemake.input.candidates))
-tagged = pos.tag_pairs(pairs, pos.tagger_factory(snakemake.params.tagger, snakemake.params.stanza_dir))
+tagged = pos.tag_pairs(pairs, pos.tagger_factory(snakemake.params.tagger, snakemake.config["analysis"]["stanza_dir"]))
 for (lang,), part in tagged.group_by("lang", maintain_order=True):
     logging.info("%s: %d single-word pairs (%s)", lang, part.height, ", ".join(sorted(set(part["tagger"]))))
 write_table(tagged, snakemake.output[0], {"candidates": read_meta(snakemake.input.candidates)})

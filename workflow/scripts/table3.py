@@ -3,7 +3,7 @@
 import polars as pl
 
 from clsd import logs, render, table3
-from clsd.datasets import LANGUAGE_NAMES
+from clsd.core.languages import names
 from clsd.io import read_table
 
 logs.to_file(snakemake.log[0])
@@ -17,5 +17,5 @@ binned = pl.concat(
 )
 everything = pl.concat([table3.all_distractor_bins(c).select("lang", "bin") for c in candidates.values()])
 models = list(dict.fromkeys(entry["model"] for entry in snakemake.params.entries))
-result = table3.table3(binned.select("model", "lang", "bin"), everything, models, LANGUAGE_NAMES)
+result = table3.table3(binned.select("model", "lang", "bin"), everything, models, names())
 render.write(result, snakemake.output.md, snakemake.output.tex, snakemake.output.csv)
