@@ -49,6 +49,8 @@ localrules:
     pivot_failures,
     distractor_stats,
     validation_table,
+    hf_export,
+    folder_checksums,
 
 
 # Validation is a small local job unless the judge asks an LLM (then it is placed like generation).

@@ -14,7 +14,7 @@ rule single_word_pairs:
         "../envs/analysis.yaml"
     params:
         tagger=config["analysis"]["tagger"],
-        stanza_dir=config["analysis"]["stanza_dir"],
+        code=code("single_word_pairs.py"),
     script:
         "../workflow/scripts/single_word_pairs.py"
 
@@ -35,6 +35,7 @@ rule distractor_stats:
         "../envs/analysis.yaml"
     params:
         datasets=list(config["datasets"]),
+        code=code("distractor_stats.py"),
     script:
         "../workflow/scripts/distractor_stats.py"
 
@@ -60,6 +61,7 @@ rule table3:
     params:
         entries=analysis_entries(),
         datasets=list(config["datasets"]),
+        code=code("table3.py"),
     script:
         "../workflow/scripts/table3.py"
 
@@ -91,6 +93,7 @@ rule shifts:
         languages=[spec["languages"] for spec in config["datasets"].values()],
         seed=config["analysis"]["seed"],
         label=model_label,
+        code=code("shifts.py"),
     script:
         "../workflow/scripts/shifts.py"
 
@@ -120,6 +123,7 @@ rule shift_figures:
         min_group=config["analysis"]["min_group"],
         bootstrap=config["analysis"]["bootstrap"],
         seed=config["analysis"]["seed"],
+        code=code("shift_figures.py"),
     script:
         "../workflow/scripts/shift_figures.py"
 
@@ -141,6 +145,7 @@ rule correlations:
         "../envs/analysis.yaml"
     params:
         min_group=config["analysis"]["min_group"],
+        code=code("correlations.py"),
     script:
         "../workflow/scripts/correlations.py"
 
@@ -167,6 +172,7 @@ rule examples:
         datasets=list(config["datasets"]),
         n=config["analysis"]["examples"],
         seed=config["analysis"]["seed"],
+        code=code("examples.py"),
     script:
         "../workflow/scripts/examples.py"
 
@@ -192,5 +198,6 @@ rule pivot_failures:
     params:
         entries=analysis_entries(),
         datasets=list(config["datasets"]),
+        code=code("pivot_failures.py"),
     script:
         "../workflow/scripts/pivot_failures.py"

@@ -6,19 +6,19 @@ from pathlib import Path
 from clsd.config import (
     effective_views,
     llm_datasets,
+    local_folders,
     local_gguf,
     uses_llm,
-    model_folder,
-    model_store,
-    translation_model,
+    model_identity,
+    repo_file,
 )
+from clsd.core.code import code_identity
+from clsd.core.languages import language
 from clsd.datasets import is_url
-from clsd.embed import ModelSpec
 from clsd.model_store import RECIPES
-from clsd.sentinel import write_folder_sentinel
+from clsd.sentinel import planned_checksum, save_stat_cache
 from clsd.translate import TranslatorSpec
 
-MODEL_STORE = model_store(config)
 VIEWS = effective_views(config)
 if "pivot" in config["views"] and "pivot" not in VIEWS:
     logger.warning("pivot view skipped: pivot.backend is none")
@@ -84,13 +84,40 @@ def published_distractors_params(wildcards):
     }
 
 
-def folder_sentinel(kind, name, folder):
-    """A checksum sentinel of a local folder (see clsd.sentinel), written now, when the workflow is planned."""
-    return write_folder_sentinel(folder, f"results/sources/{kind}/{name}.json")
+def code(script):
+    """The code identity of a rule's script: it and every clsd module it imports (clsd.core.code), so a fix in a
+    module reruns exactly the rules that use it."""
+    return code_identity(str(Path(workflow.basedir) / "workflow" / "scripts" / script))
+
+
+def folder_sentinel(kind, name):
+    """The checksum sentinel of a local folder (clsd.sentinel), written by the folder_checksums job."""
+    return f"results/sources/{kind}/{name}.json"
+
+
+# Checksums of local folders, computed while planning (reading only); a real run saves their stat caches.
+PLANNED_FOLDERS = {
+    key: planned_checksum(folder, folder_sentinel(*key))
+    for key, folder in local_folders(config).items()
+}
+
+
+def folder_checksum(wildcards):
+    """What the folder_checksums job writes, as a checksum: the job reruns only when a file's content changed."""
+    return PLANNED_FOLDERS[(wildcards.kind, wildcards.name)][0]
+
+
+onstart:
+    for key, (_, stat_cache) in PLANNED_FOLDERS.items():
+        save_stat_cache(folder_sentinel(*key), stat_cache)
 
 
 def dataset_languages(wildcards):
     return config["datasets"][wildcards.dataset]["languages"]
+
+
+def dataset_directions(wildcards):
+    return config["datasets"][wildcards.dataset]["directions"]
 
 
 def distractor_files(wildcards):
@@ -117,20 +144,14 @@ def generation_validation():
 
 
 def validation_params(wildcards):
-    """The validation settings a set's job uses: apply_to_published only for published sets (a generated set
-    does not rerun when it changes)."""
-    settings = dict(config["validation"])
-    if distractor_kind(wildcards) in ("llm", "rules"):
-        del settings["apply_to_published"]
+    """The validation settings a set's job uses: rules and judge, and apply_to_published only for published sets
+    (a generated set does not rerun when it changes). The judge's template is an input (its content counts, not
+    its path); the number of examples shown is the validation table's display setting.
+    """
+    settings = {key: config["validation"][key] for key in ("rules", "judge")}
+    if distractor_kind(wildcards) not in ("llm", "rules"):
+        settings["apply_to_published"] = config["validation"]["apply_to_published"]
     return settings
-
-
-# Local model folders are inputs through checksum sentinels, so editing a file in one reruns its jobs.
-MODEL_SENTINELS = {
-    name: folder_sentinel("models", name, model_folder(config, name))
-    for name, model in config["models"].items()
-    if model["source"] == "local"
-}
 
 
 def model_input(wildcards):
@@ -139,7 +160,7 @@ def model_input(wildcards):
     if model["source"] == "pypi":
         return [f"results/models/{model['recipe']}.json"]
     if model["source"] == "local":
-        return [MODEL_SENTINELS[wildcards.model]]
+        return [folder_sentinel("models", wildcards.model)]
     return []
 
 
@@ -158,13 +179,17 @@ def export_input(wildcards):
 
 
 def model_params(wildcards):
-    """ModelSpec fields for the embedding job (only this model's settings: adding a model reruns nothing else)."""
-    spec = ModelSpec.from_config(
-        wildcards.model,
-        config["models"][wildcards.model],
-        model_folder(config, wildcards.model),
-    )
-    return spec.__dict__
+    """The model's settings its embeddings depend on (only this model's: adding a model reruns nothing else)."""
+    return model_identity(config, wildcards.model)
+
+
+#: The settings an export depends on (batch size, prompts or prefix change the embeddings, not the export).
+EXPORT_SETTINGS = ("name", "revision", "trust_remote_code", "backend", "quantize")
+
+
+def export_params(wildcards):
+    identity = model_identity(config, wildcards.model)
+    return {key: identity[key] for key in EXPORT_SETTINGS}
 
 
 def score_files(wildcards):
@@ -247,6 +272,12 @@ def validation_reports():
     ]
 
 
+def card_params(wildcards):
+    """What a dataset's exported card takes from the config: its label, license and source (names a sacrebleu set)."""
+    spec = dataset_spec(wildcards)
+    return {key: spec[key] for key in ("label", "license", "source")}
+
+
 def final_targets():
     tables = expand("results/tables/table2.{ext}", ext=["md", "tex", "csv"])
     tables += expand("results/tables/validation.{ext}", ext=["md", "csv"])
@@ -255,7 +286,14 @@ def final_targets():
         model=config["models"],
         dataset=config["datasets"],
     )
-    return tables + mteb + analysis_targets()
+    hf = expand("results/hf/{dataset}", dataset=config["datasets"])
+    if config["mteb"]["evaluate"]:
+        hf += expand(
+            "results/mteb-evaluate/{model}/{dataset}.json",
+            model=config["models"],
+            dataset=config["datasets"],
+        )
+    return tables + mteb + hf + analysis_targets()
 
 
 def converted_model():
@@ -268,20 +306,13 @@ def converted_model():
 
 
 def translator_spec():
-    return TranslatorSpec.from_config(
-        config["pivot"], translation_model(config)
-    ).__dict__
+    return TranslatorSpec.from_config(config["pivot"]).__dict__
 
 
 def translator_sentinel():
     """The checksum sentinel of a local translation model (tokenizer and weights are read from it)."""
-    pivot = config["pivot"]
-    if (
-        pivot["backend"] in ("transformers", "ctranslate2")
-        and pivot["source"] == "local"
-    ):
-        return [folder_sentinel("translator", "model", translation_model(config))]
-    return []
+    key = ("translator", "model")
+    return [folder_sentinel(*key)] if key in PLANNED_FOLDERS else []
 
 
 TRANSLATOR_SENTINEL = translator_sentinel()
@@ -319,6 +350,11 @@ def rule_datasets():
     return datasets_with_distractors(("rules",))
 
 
+def rule_lexicon(wildcards):
+    """The rule-based baseline's word lists of a language (the registry's `rules`; checked at start-up)."""
+    return repo_file(f"resources/rules/{language(wildcards.lang).rules}")
+
+
 def distractor_label(wildcards):
     return config["datasets"][wildcards.dataset]["distractors"]["generator"]
 
@@ -348,12 +384,8 @@ def local_gguf_input():
 
 def stanza_sentinel():
     """The checksum sentinel of the local Stanza models, when the tagger may use them."""
-    analysis = config["analysis"]
-    if analysis["tagger"] != "offline" and analysis["stanza_dir"]:
-        folder = Path(os.path.expanduser(analysis["stanza_dir"]))
-        if folder.is_dir():
-            return [folder_sentinel("stanza", "models", folder)]
-    return []
+    key = ("stanza", "models")
+    return [folder_sentinel(*key)] if key in PLANNED_FOLDERS else []
 
 
 def llm_threads():
@@ -362,7 +394,7 @@ def llm_threads():
 
 
 def generation_settings():
-    """Everything the generation job needs except the API key (read from the environment there)."""
-    generation = dict(config["generation"])
-    generation["store"] = str(Path(os.path.expanduser(generation["store"])).resolve())
-    return generation
+    """What generation sends and how (the API key is read from the environment there; the response store's path is
+    read from the config by the job: a path on this machine is no param, so a moved run reruns nothing).
+    """
+    return {key: value for key, value in config["generation"].items() if key != "store"}

@@ -12,7 +12,7 @@ rule parallel:
         "../envs/data.yaml"
     params:
         dataset=parallel_params,
-        download_cache=config["download_cache"],
+        code=code("parallel.py"),
     script:
         "../workflow/scripts/parallel.py"
 
@@ -31,7 +31,7 @@ rule distractors:
         "../envs/data.yaml"
     params:
         origin=published_distractors_params,
-        download_cache=config["download_cache"],
+        code=code("distractors.py"),
     script:
         "../workflow/scripts/distractors.py"
 
@@ -48,5 +48,22 @@ rule candidates:
         "../envs/data.yaml"
     params:
         languages=dataset_languages,
+        code=code("candidates.py"),
     script:
         "../workflow/scripts/candidates.py"
+
+
+rule folder_checksums:
+    output:
+        "results/sources/{kind}/{name}.json",
+    log:
+        "results/logs/folder_checksums/{kind}/{name}.log",
+    wildcard_constraints:
+        kind="models|translator|stanza",
+    conda:
+        "../envs/data.yaml"
+    params:
+        checksum=folder_checksum,
+        code=code("folder_checksums.py"),
+    script:
+        "../workflow/scripts/folder_checksums.py"

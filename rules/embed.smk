@@ -11,7 +11,7 @@ rule materialise_model:
     conda:
         "../envs/data.yaml"
     params:
-        store=MODEL_STORE,
+        code=code("materialise_model.py"),
     script:
         "../workflow/scripts/materialise_model.py"
 
@@ -30,8 +30,8 @@ rule export_model:
         mem_mb=config["resources"]["embed_mem_mb"],
         runtime=config["resources"]["embed_runtime"],
     params:
-        model=model_params,
-        store=MODEL_STORE,
+        model=export_params,
+        code=code("export_model.py"),
     script:
         "../workflow/scripts/export_model.py"
 
@@ -57,7 +57,7 @@ rule embed:
         gpu=config["resources"]["embed_gpu"],
     params:
         model=model_params,
-        device=config["device"],
         languages=dataset_languages,
+        code=code("embed.py"),
     script:
         "../workflow/scripts/embed.py"

@@ -29,8 +29,8 @@ rule generate_distractors:
     params:
         settings=generation_settings(),
         validation=generation_validation(),
-        gguf=local_gguf_path(),
         label=distractor_label,
+        code=code("generate_distractors.py"),
     script:
         "../workflow/scripts/generate_distractors.py"
 
@@ -38,7 +38,7 @@ rule generate_distractors:
 rule rule_distractors:
     input:
         parallel="results/data/{dataset}/parallel.parquet",
-        lexicon=f"{workflow.basedir}/resources/rules/{{lang}}.yaml",
+        lexicon=rule_lexicon,
     output:
         distractors="results/distractors/{dataset}/{lang}.parquet",
         report="results/generation/{dataset}/{lang}.json",
@@ -50,6 +50,7 @@ rule rule_distractors:
         "../envs/data.yaml"
     params:
         label=distractor_label,
+        code=code("rule_distractors.py"),
     script:
         "../workflow/scripts/rule_distractors.py"
 
@@ -75,6 +76,6 @@ rule validate_distractors:
         validation=validation_params,
         kind=distractor_kind,
         generation=generation_settings() if config["validation"]["judge"] else None,
-        gguf=local_gguf_path() if config["validation"]["judge"] else None,
+        code=code("validate_distractors.py"),
     script:
         "../workflow/scripts/validate_distractors.py"

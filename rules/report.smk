@@ -4,6 +4,9 @@
 rule mteb_json:
     input:
         candidates="results/candidates/{dataset}/direct.parquet",
+        view_candidates=expand(
+            "results/candidates/{{dataset}}/{view}.parquet", view=VIEWS
+        ),
         scores=score_files,
     output:
         "results/mteb/{model}/{dataset}.json",
@@ -13,6 +16,8 @@ rule mteb_json:
         "../envs/report.yaml"
     params:
         views=VIEWS,
+        directions=dataset_directions,
+        code=code("mteb_json.py"),
     script:
         "../workflow/scripts/mteb_json.py"
 
@@ -50,8 +55,11 @@ rule table2:
     params:
         entries=table2_entries(),
         dataset_labels=[spec["label"] for spec in config["datasets"].values()],
-        directions=config["directions"],
+        directions={
+            name: spec["directions"] for name, spec in config["datasets"].items()
+        },
         uncertainty=config["table2"],
+        code=code("table2.py"),
     script:
         "../workflow/scripts/table2.py"
 
@@ -70,5 +78,61 @@ rule validation_table:
         "results/logs/validation_table.log",
     conda:
         "../envs/report.yaml"
+    params:
+        examples=config["validation"]["examples"],
+        code=code("validation_table.py"),
     script:
         "../workflow/scripts/validation_table.py"
+
+
+rule hf_export:
+    input:
+        views=expand("results/candidates/{{dataset}}/{view}.parquet", view=VIEWS),
+    output:
+        report(
+            directory("results/hf/{dataset}"),
+            patterns=["{card}.md"],
+            caption="../report/hf_dataset.rst",
+            category="Datasets",
+        ),
+    log:
+        "results/logs/hf_export/{dataset}.log",
+    conda:
+        "../envs/report.yaml"
+    params:
+        views=VIEWS,
+        directions=dataset_directions,
+        card=card_params,
+        code=code("hf_export.py"),
+    script:
+        "../workflow/scripts/hf_export.py"
+
+
+rule mteb_evaluate:
+    input:
+        dataset="results/hf/{dataset}",
+        scores=score_files,
+        model=model_input,
+        export=export_input,
+    output:
+        result="results/mteb-evaluate/{model}/{dataset}.json",
+        check="results/mteb-evaluate/{model}/{dataset}.check.json",
+    log:
+        "results/logs/mteb_evaluate/{model}/{dataset}.log",
+    benchmark:
+        "results/benchmarks/mteb_evaluate/{model}/{dataset}.tsv"
+    conda:
+        "../envs/mteb.yaml"
+    threads: 2
+    resources:
+        mem_mb=config["resources"]["embed_mem_mb"],
+        runtime=config["resources"]["embed_runtime"],
+        gpu=config["resources"]["embed_gpu"],
+    params:
+        model=model_params,
+        device=config["device"],
+        views=VIEWS,
+        cache=config["mteb"]["cache"],
+        code=code("mteb_evaluate.py"),
+    script:
+        "../workflow/scripts/mteb_evaluate.py"

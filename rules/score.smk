@@ -12,6 +12,7 @@ rule score:
     conda:
         "../envs/report.yaml"
     params:
-        directions=config["directions"],
+        directions=dataset_directions,
+        code=code("score.py"),
     script:
         "../workflow/scripts/score.py"

@@ -11,8 +11,9 @@ rule convert_ct2:
     conda:
         "../envs/translate.yaml"
     params:
-        model=translation_model(config),
+        model=config["pivot"]["model"],
         quantization=config["pivot"]["quantization"],
+        code=code("convert_ct2.py"),
     script:
         "../workflow/scripts/convert_ct2.py"
 
@@ -41,8 +42,7 @@ rule translate:
         pivot_csv=pivot_csv,
         published=published_distractors,
         languages=dataset_languages,
-        device=config["device"],
-        download_cache=config["download_cache"],
+        code=code("translate.py"),
     script:
         "../workflow/scripts/translate.py"
 
@@ -57,5 +57,7 @@ rule pivot_candidates:
         "results/logs/pivot_candidates/{dataset}.log",
     conda:
         "../envs/data.yaml"
+    params:
+        code=code("pivot_candidates.py"),
     script:
         "../workflow/scripts/pivot_candidates.py"

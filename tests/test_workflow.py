@@ -172,9 +172,10 @@ def test_outputs_of_the_whole_dag(workdir):
     assert scored["Sample DE→FR"][0] == pytest.approx(expected)
 
     record = json.loads((workdir / "results/mteb/minilm/sample.json").read_text())
-    assert record["dataset_revision"] == report.dataset_revision(read_meta(workdir / "results/candidates/sample/direct.parquet"))
+    direct = workdir / "results/candidates/sample/direct.parquet"
+    assert record["dataset_revision"] == report.dataset_revision({"direct": report.view_texts(pl.read_parquet(direct), read_meta(direct))})
     raw = json.loads((workdir / "results/mteb/minilm/raw.json").read_text())
-    assert raw["dataset_revision"] != record["dataset_revision"]  # same texts, other sources
+    assert raw["dataset_revision"] == record["dataset_revision"]  # same texts from other files: the same content
     assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de"}
     assert {s["n_items"] for s in record["scores"]["test"]} == {22} and record["items_not_scored"] == []
     assert "encoding 220 distinct texts" in (workdir / "results/logs/embed/minilm/sample/direct.log").read_text()
@@ -308,15 +309,16 @@ def test_published_distractors_are_flagged_and_removed_only_when_asked(fresh_cop
     path = fresh_copy / "sources/distractors.csv"
     with path.open(encoding="utf-8", newline="") as handle:
         first = next(csv.DictReader(handle))
-    words = first["French"].rstrip(".").split()
-    reorder = " ".join(words[3:] + words[:3]) + "."
-    non_word = first["German"].replace("genehmigt", "genehmigtet")
+    # a fronted adverbial (the same meaning: a reorder) and a misspelt participle (a non-word)
+    reorder = "Mardi, le conseil municipal de Lyon a approuvé la construction de trois nouvelles écoles primaires."
+    assert first["French"] == "Le conseil municipal de Lyon a approuvé mardi la construction de trois nouvelles écoles primaires."
+    non_word = first["German"].replace("genehmigt", "genemigt")
     rewrite_cells(path, {(0, "fr_adv2"): reorder, (0, "de_adv3"): non_word})
     snakemake(fresh_copy)
     validation = pl.read_csv(fresh_copy / "results/tables/validation.csv")
     raw = {row["Language"]: row for row in validation.filter(pl.col("Dataset") == "raw").iter_rows(named=True)}
     assert raw["French"]["reorder"] == 1 and raw["German"]["non_word"] == 1 and raw["French"]["Action"] == "flagged"
-    assert raw["French"]["Kept"] == raw["French"]["Checked"] == 88
+    assert (raw["French"]["Checked"], raw["French"]["Valid"], raw["French"]["Flagged"]) == (88, 87, 1)  # flagged, not valid
     assert validation.filter(pl.col("Dataset") == "sample")["Checked"].to_list() == [88, 88]
     assert reorder in (fresh_copy / "results/tables/validation.md").read_text(encoding="utf-8")
     table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
@@ -348,6 +350,38 @@ def test_editing_a_file_of_a_local_model_folder_replans_its_jobs(fresh_copy):
     assert planned_jobs(fresh_copy) == []
 
 
+def header_only(path: Path) -> Path:
+    path.write_text(SAMPLE.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_dataset_without_items_shows_dashes_and_the_others_are_scored(fresh_copy):
+    config = read_config(fresh_copy)
+    config["datasets"]["empty"] = {"label": "Empty", "source": {"kind": "published_csv", "path": str(header_only(fresh_copy / "sources/empty.csv"))}}
+    write_config(fresh_copy, config)
+    snakemake(fresh_copy)
+    markdown = (fresh_copy / "results/tables/table2.md").read_text(encoding="utf-8")
+    assert "| n | items scored | 22 | 22 | 22 | 22 | 0 | 0 | – |" in markdown
+    assert "Empty: no items selected, so its columns show –." in markdown
+    rows = [line for line in markdown.splitlines() if line.startswith("| direct | minilm |")]
+    assert rows[0].split(" | ")[6:8] == ["–", "–"]  # the Empty columns
+    embed_log = (fresh_copy / "results/logs/embed/minilm/empty/direct.log").read_text(encoding="utf-8")
+    assert "no item of empty (direct view) can be scored: nothing encoded" in embed_log
+
+
+def test_a_run_with_nothing_to_score_stops_with_one_message(tmp_path):
+    write_config(tmp_path, {
+        "model_store": str(MODEL_STORE),
+        "datasets": {"empty": {"label": "Empty", "source": {"kind": "published_csv", "path": str(header_only(tmp_path / "empty.csv"))}}},
+        "models": {"minilm": MINILM},
+    })
+    result = snakemake(tmp_path, check=False)
+    assert result.returncode != 0
+    message = "no item can be scored, so no model was run. Empty: no items selected."
+    assert message in result.stdout + result.stderr  # shown in the terminal (show-failed-logs)
+    assert "Traceback" not in (tmp_path / "results/logs/embed/minilm/empty/direct.log").read_text(encoding="utf-8")
+
+
 def test_bad_csv_fails_before_any_embedding(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text(SAMPLE.read_text(encoding="utf-8").replace("fr_adv3", "fr_adv_3", 1), encoding="utf-8")
@@ -360,6 +394,9 @@ def test_bad_csv_fails_before_any_embedding(tmp_path):
     assert result.returncode != 0
     log = (tmp_path / "results/logs/parallel/bad.log").read_text()
     assert f"file {bad}, field 'fr_adv3': missing column" in log
+    # the profile's show-failed-logs prints it in the terminal too, and the job ran once (no blind retry)
+    assert f"file {bad}, field 'fr_adv3': missing column" in result.stdout + result.stderr
+    assert log.count(f"file {bad}, field 'fr_adv3'") == 1
     assert not (tmp_path / "results/embeddings").exists()
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import polars as pl
 
 from clsd.embed import lookup, text_key
+from clsd.core.items import N_DISTRACTORS
 from clsd.errors import InputError
 
 
@@ -50,9 +51,18 @@ def direction_texts(table: pl.DataFrame, direction: str) -> tuple[np.ndarray, li
     return queries["id"].to_numpy(), queries["text"].to_list(), grouped["text"].to_list()
 
 
+def empty_scores(n_distractors: int = N_DISTRACTORS) -> pl.DataFrame:
+    """A score table without items (a direction none of whose items has a full set of distractors)."""
+    schema = {"id": pl.Int64, "direction": pl.String, "cos_true": pl.Float64}
+    schema |= {f"cos_d{k}": pl.Float64 for k in range(1, n_distractors + 1)}
+    return pl.DataFrame(schema=schema | {"correct": pl.Boolean})
+
+
 def score_direction(table: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, direction: str) -> pl.DataFrame:
-    """Per-item cosines (true, d1..dk) and `correct` for one direction."""
+    """Per-item cosines (true, d1..dk) and `correct` for one direction (no rows when it has no items)."""
     ids, query_texts, candidate_texts = direction_texts(table, direction)
+    if not len(ids):
+        return empty_scores()
     queries = lookup(embeddings, [text_key(prefix, t) for t in query_texts])
     flat = lookup(embeddings, [text_key(prefix, t) for row in candidate_texts for t in row])
     n_candidates = len(candidate_texts[0])

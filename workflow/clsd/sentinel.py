@@ -1,17 +1,23 @@
-"""Checksum sentinels: a small file whose content (and so its mtime) changes exactly when a folder's content does.
+"""Checksum sentinels: a small file whose content changes exactly when a folder's content does.
 
-Snakemake reruns a job when an input file is newer than its outputs, but a folder's mtime does not change when a
-file inside it is rewritten. A local model folder (embedding model, translation model, Stanza models) is
-therefore represented in the DAG by a sentinel JSON file listing the sha256 of every file in it; the sentinel
-is rewritten only when one of those checksums, or the set of files, changes. Files are rehashed only when
-their size or mtime changed since the last look (a stat cache kept beside the sentinel), so re-planning a
-workflow does not re-read gigabytes of weights.
+Snakemake reruns a job when an input file changed, but a folder's mtime does not change when a file inside it
+is rewritten. A local model folder (embedding model, translation model, Stanza models) is therefore represented
+in the DAG by a sentinel JSON file listing the sha256 of every file in it (paths relative to the folder, so a
+moved folder with the same files has the same sentinel). The workflow computes that record while it plans
+(reading, never writing) and passes its checksum to the job that writes the sentinel: the job reruns only
+when a file's content changes, not when it is merely touched or copied.
+
+Files are rehashed only when their size or mtime changed since the last look: a stat cache beside the
+sentinel, written atomically by real runs (never by a dry run).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
+import tempfile
 from pathlib import Path
 
 from clsd.io import sha256_file
@@ -21,7 +27,7 @@ log = logging.getLogger(__name__)
 
 def folder_checksums(folder: Path, stat_cache: dict[str, list]) -> dict[str, str]:
     """sha256 of every file under `folder` (relative POSIX path → hex), reusing `stat_cache` entries whose
-    [size, mtime_ns, sha256] still match; `stat_cache` is updated in place."""
+    [size, mtime_ns, sha256] still match; `stat_cache` is updated in place (in memory)."""
     checksums: dict[str, str] = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder).as_posix()
@@ -36,21 +42,52 @@ def folder_checksums(folder: Path, stat_cache: dict[str, list]) -> dict[str, str
     return checksums
 
 
-def write_folder_sentinel(folder: str | Path, sentinel: str | Path) -> str:
-    """Make `sentinel` describe `folder`'s current content; its file is only rewritten when the content changed.
+def stat_cache_path(sentinel: str | Path) -> Path:
+    return Path(sentinel).with_suffix(".stat.json")
 
-    Returns the sentinel's path (for use as a rule input).
-    """
-    folder, sentinel = Path(folder), Path(sentinel)
+
+def load_stat_cache(sentinel: str | Path) -> dict[str, list]:
+    """The stat cache kept beside a sentinel ({} when there is none or it cannot be read)."""
+    path = stat_cache_path(sentinel)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def write_atomically(path: str | Path, text: str) -> None:
+    """Replace `path` with `text` in one step (a temporary file in the same folder, then os.replace): a reader or a
+    killed run never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
+        handle.write(text)
+    os.replace(handle.name, path)
+
+
+def save_stat_cache(sentinel: str | Path, cache: dict[str, list]) -> None:
+    write_atomically(stat_cache_path(sentinel), json.dumps(cache))
+
+
+def record_text(checksums: dict[str, str]) -> str:
+    """The sentinel's content: every file's checksum, by path relative to the folder."""
+    return json.dumps({"files": checksums}, indent=1, sort_keys=True) + "\n"
+
+
+def planned_checksum(folder: str | Path, sentinel: str | Path) -> tuple[str, dict[str, list]]:
+    """While planning (no writes): the checksum of the sentinel's content for `folder`, and the refreshed stat
+    cache for a real run to save."""
+    folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder")
-    stat_path = sentinel.with_suffix(".stat.json")
-    stat_cache = json.loads(stat_path.read_text(encoding="utf-8")) if stat_path.is_file() else {}
-    record = {"folder": str(folder), "files": folder_checksums(folder, stat_cache)}
-    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
-    sentinel.parent.mkdir(parents=True, exist_ok=True)
-    if not sentinel.is_file() or sentinel.read_text(encoding="utf-8") != text:
-        log.info("%s changed: writing %s", folder, sentinel)
-        sentinel.write_text(text, encoding="utf-8")
-    stat_path.write_text(json.dumps(stat_cache), encoding="utf-8")
-    return str(sentinel)
+    cache = load_stat_cache(sentinel)
+    text = record_text(folder_checksums(folder, cache))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest(), cache
+
+
+def write_sentinel(folder: str | Path, sentinel: str | Path) -> None:
+    """The job's part: write the sentinel of `folder` and its stat cache (both atomically)."""
+    cache = load_stat_cache(sentinel)
+    write_atomically(sentinel, record_text(folder_checksums(Path(folder), cache)))
+    save_stat_cache(sentinel, cache)
+    log.info("wrote the checksums of %s to %s", folder, sentinel)

@@ -4,9 +4,10 @@ import json
 from pathlib import Path
 
 from clsd import logs
+from clsd.config import model_store
 from clsd.model_store import RECIPES, manifest, materialise
 
 logs.to_file(snakemake.log[0])
 recipe = RECIPES[snakemake.wildcards.recipe]
-folder = materialise(recipe, Path(snakemake.params.store) / recipe.name)
+folder = materialise(recipe, model_store(snakemake.config) / recipe.name)
 Path(snakemake.output[0]).write_text(json.dumps(manifest(recipe, folder), indent=2) + "\n", encoding="utf-8")

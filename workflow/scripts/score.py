@@ -10,7 +10,7 @@ embeddings_meta = read_meta(snakemake.input.embeddings)
 scores = score.score(
     read_table(snakemake.input.texts),
     read_table(snakemake.input.embeddings),
-    embeddings_meta["model"]["row_key_prefix"],
+    embeddings_meta["model"]["row_key_prefix"] or "",
     snakemake.params.directions,
 )
 for direction, p1 in score.summary(scores).items():
