@@ -1,14 +1,9 @@
 # clsd: Cross-Lingual Semantic Discrimination benchmarks (arXiv 2502.08638).
 # Thin entry point: configuration, validation, the rule files and the final targets.
-import sys
-from pathlib import Path
-
 from snakemake.utils import min_version
 
-# The clsd package lives in workflow/clsd: importable here without installation; rule scripts reach it
-# through the workflow/scripts/clsd link (Snakemake puts a script's folder on its sys.path).
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
-
+# clsd is imported one way everywhere: as an installed package (install.sh: pip install -e .; conda environments
+# install it from this checkout in envs/<env>.post-deploy.sh).
 import clsd.config
 
 min_version("9.0")

@@ -6,9 +6,9 @@ workflow's embedding step (read the candidate Parquet, deduplicate, prefix, key,
 backend on `--step-n` of them (target >= 0.95), and P@1 on the 100 published sample items of
 config/wmt-local.yaml (first 50 of WMT19 and WMT21, both directions; change in points against torch, target
 within 0.5), and the cosine of each backend's vectors with torch's float32 ones (lowest over the texts).
-Exports come from clsd.exports into the model store, as the workflow makes them. A backend is named
+Exports come from clsd.embed.exports into the model store, as the workflow makes them. A backend is named
 `backend[-int8][:dtype]` (e.g. openvino:bfloat16); each records the precision it really computed in, and the
-result the CPU's instruction sets (clsd.embed.cpu_features): speed, and a runtime's default precision, depend on them.
+result the CPU's instruction sets (clsd.embed.models.cpu_features): speed, and a runtime's default precision, depend on them.
 
 Usage: python bench/embed.py [--model embeddinggemma-300m|all-MiniLM-L6-v2] [--n 2000] [--step-n 500]
        [--backends torch,onnx,onnx-int8,openvino,openvino-int8,openvino:bfloat16,openvino-int8:bfloat16]
@@ -29,9 +29,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from clsd import candidates, datasets, embed, exports, score
-from clsd.io import read_table, write_table
-from clsd.model_store import RECIPES, materialise
+from clsd.data import candidates, corpora
+
+from clsd.embed import exports, models
+
+from clsd.score import precision
+from clsd.core.io import read_table, write_table
+from clsd.embed.model_store import RECIPES, materialise
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared/data"
@@ -51,7 +55,7 @@ def published_items() -> list[pl.DataFrame]:
     """Candidate tables of the two published samples (50 items each, GPT-4 distractors)."""
     tables = []
     for year in (2019, 2021):
-        frame = datasets.read_published_csv(SHARED / f"clsd-published-sample/CLSD_wmt{year}_adversarial_dataset.head50.csv", ["de", "fr"])
+        frame = corpora.read_published_csv(SHARED / f"clsd-published-sample/CLSD_wmt{year}_adversarial_dataset.head50.csv", ["de", "fr"])
         parallel = frame.select(pl.col("Index").alias("id"), pl.col("German").alias("de"), pl.col("French").alias("fr"))
         distractors = [
             frame.select(pl.col("Index").alias("id"), pl.lit(lang).alias("lang"), pl.lit(k, dtype=pl.Int64).alias("k"), pl.col(f"{lang}_adv{k}").alias("text"))
@@ -61,28 +65,28 @@ def published_items() -> list[pl.DataFrame]:
     return tables
 
 
-def precision(model, spec: embed.ModelSpec, tag: str, tables: list[pl.DataFrame]) -> float:
+def precision(model, spec: models.ModelSpec, tag: str, tables: list[pl.DataFrame]) -> float:
     """Mean P@1 (percent) over both samples and both directions."""
     values = []
     for table in tables:
         texts = candidates.distinct_texts(table)
-        prefix = embed.row_key_prefix(tag, embed.applied_prefix(spec, model.prompts))
-        keyed = embed.embedding_table(texts, prefix, embed.encode(model, spec, texts))
-        values += list(score.summary(score.score(table, keyed, prefix, ["de-fr", "fr-de"])).values())
+        prefix = models.row_key_prefix(tag, models.applied_prefix(spec, model.prompts))
+        keyed = models.embedding_table(texts, prefix, models.encode(model, spec, texts))
+        values += list(precision.summary(precision.score(table, keyed, prefix, ["de-fr", "fr-de"])).values())
     return sum(values) / len(values)
 
 
-def workflow_step(model, spec: embed.ModelSpec, tag: str, texts_path: Path, out: Path) -> float:
+def workflow_step(model, spec: models.ModelSpec, tag: str, texts_path: Path, out: Path) -> float:
     """What the `embed` rule does after loading the model; returns seconds."""
     start = time.perf_counter()
     texts = candidates.distinct_texts(read_table(texts_path))
-    vectors = embed.encode(model, spec, texts)
-    prefix = embed.row_key_prefix(tag, embed.applied_prefix(spec, model.prompts))
-    write_table(embed.embedding_table(texts, prefix, vectors), out, {"bench": True})
+    vectors = models.encode(model, spec, texts)
+    prefix = models.row_key_prefix(tag, models.applied_prefix(spec, model.prompts))
+    write_table(models.embedding_table(texts, prefix, vectors), out, {"bench": True})
     return time.perf_counter() - start
 
 
-def bare_encode(model, spec: embed.ModelSpec, texts: list[str]) -> tuple[float, np.ndarray]:
+def bare_encode(model, spec: models.ModelSpec, texts: list[str]) -> tuple[float, np.ndarray]:
     """Seconds of a bare `encode` of `texts`, and the unit vectors."""
     start = time.perf_counter()
     vectors = model.encode(texts, prompt_name=spec.prompt_name, batch_size=spec.batch_size, convert_to_numpy=True)
@@ -97,11 +101,11 @@ def variant(name: str) -> tuple[str, str, str]:
     return backend, quantize or "none", dtype or "float32"
 
 
-def exported(spec: embed.ModelSpec, manifest: dict) -> str:
+def exported(spec: models.ModelSpec, manifest: dict) -> str:
     """The export file of `spec`'s backend, built (or reused) in the model store exactly as export_model does."""
     torch_spec = dataclasses.replace(spec, backend="torch", quantize="none", dtype="float32")
     folder, _, _ = exports.ensure(STORE, spec.key, spec.backend, spec.quantize, {"weights_sha256": manifest["weights_sha256"]},
-                                  lambda: embed.load_model(torch_spec, "cpu")[0])
+                                  lambda: models.load_model(torch_spec, "cpu")[0])
     return str(folder / exports.FILES[spec.backend])
 
 
@@ -123,7 +127,7 @@ def main() -> None:
     prompt = "BitextMining" if args.model == "embeddinggemma-300m" else None
     texts = sentences(args.n)
     tables = published_items()
-    cpu = embed.cpu_features()
+    cpu = models.cpu_features()
     log.info("CPU: %s, %d logical CPUs, %s (torch: %s)", cpu["model"], cpu["logical_cpus"], cpu["instruction_sets"], cpu["torch_capability"])
     results = []
     reference = None
@@ -132,10 +136,10 @@ def main() -> None:
         write_table(pl.DataFrame({"id": range(args.step_n), "lang": "x", "slot": 0, "text": texts[: args.step_n]}), texts_path, {})
         for name in args.backends.split(","):
             backend, quantize, dtype = variant(name)
-            spec = embed.ModelSpec(key=args.model, name=recipe.hf_name, load_from=str(folder), prompt_name=prompt, batch_size=16,
+            spec = models.ModelSpec(key=args.model, name=recipe.hf_name, load_from=str(folder), prompt_name=prompt, batch_size=16,
                                    backend=backend, quantize=quantize, dtype=dtype)
             export_file = exported(spec, manifest) if backend != "torch" else None
-            model, runs_on = embed.load_model(spec, "auto", export_file)
+            model, runs_on = models.load_model(spec, "auto", export_file)
             bare_encode(model, spec, texts[:32])  # warm-up
             bare, vectors = bare_encode(model, spec, texts)
             if name == "torch":

@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT / "workflow"))
 from clsd.generate import llm  # noqa: E402
 from clsd.generate.client import ChatClient  # noqa: E402
 from clsd.generate.endpoint import judge_settings  # noqa: E402
-from clsd.generate.judge import Judge  # noqa: E402
+from clsd.validate.judge import Judge  # noqa: E402
 from clsd.generate.server import LlamaServer  # noqa: E402
 from clsd.generate.store import ResponseStore  # noqa: E402
-from clsd.io import read_table  # noqa: E402
+from clsd.core.io import read_table  # noqa: E402
 
 log = logging.getLogger("bench.judge")
 GGUF = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()

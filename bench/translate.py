@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from clsd import translate
+from clsd.translate import pivot
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -38,11 +38,11 @@ def main() -> None:
         else:
             model = args.model
         settings = dict(model=str(model), beam_size=1, batch_size=16, max_new_tokens=64)
-        converted = translate.convert_to_ctranslate2(str(model), Path(tmp) / "ct2", "int8")
+        converted = pivot.convert_to_ctranslate2(str(model), Path(tmp) / "ct2", "int8")
         backends = {
-            "transformers_fp32": translate.TransformersTranslator(translate.TranslatorSpec("transformers", **settings), "cpu"),
-            "ctranslate2_int8": translate.CTranslate2Translator(
-                translate.TranslatorSpec("ctranslate2", compute_type="int8", **settings), "cpu", converted
+            "transformers_fp32": pivot.TransformersTranslator(pivot.TranslatorSpec("transformers", **settings), "cpu"),
+            "ctranslate2_int8": pivot.CTranslate2Translator(
+                pivot.TranslatorSpec("ctranslate2", compute_type="int8", **settings), "cpu", converted
             ),
         }
         speeds = {}

@@ -14,10 +14,10 @@ from clsd.config import (
 )
 from clsd.core.code import code_identity
 from clsd.core.languages import language
-from clsd.datasets import is_url
-from clsd.model_store import RECIPES
-from clsd.sentinel import planned_checksum, save_stat_cache
-from clsd.translate import TranslatorSpec
+from clsd.data.corpora import is_url
+from clsd.embed.model_store import RECIPES
+from clsd.core.sentinel import planned_checksum, save_stat_cache
+from clsd.translate.pivot import TranslatorSpec
 
 VIEWS = effective_views(config)
 if "pivot" in config["views"] and "pivot" not in VIEWS:
@@ -91,7 +91,7 @@ def code(script):
 
 
 def folder_sentinel(kind, name):
-    """The checksum sentinel of a local folder (clsd.sentinel), written by the folder_checksums job."""
+    """The checksum sentinel of a local folder (clsd.core.sentinel), written by the folder_checksums job."""
     return f"results/sources/{kind}/{name}.json"
 
 

@@ -1,6 +1,6 @@
 # Generated distractor sets: an LLM behind an OpenAI-compatible endpoint (a local llama.cpp server by
 # default), or the rule-based baseline. One job per dataset and language, with its own concurrency.
-# Every set, generated or published, then passes validation (clsd.validate) on its way to the candidates.
+# Every set, generated or published, then passes validation (clsd.validate.rules) on its way to the candidates.
 
 
 rule generate_distractors:

@@ -23,14 +23,14 @@ def require_shared() -> None:
 @pytest.fixture(scope="session")
 def minilm_folder() -> Path:
     """all-MiniLM-L6-v2 rebuilt from its PyPI wheel (the real loading path, small enough for tests)."""
-    from clsd.model_store import RECIPES, materialise
+    from clsd.embed.model_store import RECIPES, materialise
 
     return materialise(RECIPES["all-MiniLM-L6-v2"], MODEL_STORE / "all-MiniLM-L6-v2")
 
 
 @pytest.fixture(scope="session")
 def minilm(minilm_folder: Path):
-    from clsd.embed import ModelSpec, load_model
+    from clsd.embed.models import ModelSpec, load_model
 
     spec = ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
     model, _ = load_model(spec, "cpu")

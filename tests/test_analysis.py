@@ -4,9 +4,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from clsd import candidates as candidates_module
-from clsd import distractor_stats, intervals, shifts, swaps, table3
-from clsd.embed import embedding_table
+from clsd.data import candidates as candidates_module
+from clsd.analysis import distractor_stats, shifts, swaps, table3
+from clsd.core import intervals
+from clsd.embed.models import embedding_table
 
 # ---- single-word pairs -------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import pytest
 
-from clsd.errors import InputError
+from clsd.core.errors import InputError
 from clsd.generate import forget, llm
 from clsd.generate.client import ChatClient, EndpointError
 from clsd.generate.endpoint import connector

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from clsd import config as cfg
-from clsd import datasets
-from clsd.errors import InputError
+from clsd.data import corpora
+from clsd.core.errors import InputError
 
 from conftest import ROOT
 
@@ -176,7 +176,7 @@ def test_bad_published_file_names_file_line_and_field(case, tmp_path):
     path = make(tmp_path)
     source = {"kind": "published_csv", "path": str(path)}
     with pytest.raises(InputError) as error:
-        datasets.build_parallel(source, {"lang": "de", "min_words": 9, "limit": None}, ["de", "fr"], tmp_path / "cache")
+        corpora.build_parallel(source, {"lang": "de", "min_words": 9, "limit": None}, ["de", "fr"], tmp_path / "cache")
     assert str(error.value) == message.format(path=path)
 
 
@@ -186,4 +186,4 @@ def test_a_corpus_file_in_the_wrong_language_is_named(tmp_path):
     (tmp_path / "c.fr").write_text("".join(row[1] + "\n" for row in rows), encoding="utf-8")
     source = {"kind": "files", "files": {"de": str(tmp_path / "c.de"), "fr": str(tmp_path / "c.fr")}}
     with pytest.raises(InputError, match=re.escape(f"file {tmp_path / 'c.de'}, field 'de': only 0 of 22 sampled texts are German; 22 are French")):
-        datasets.build_parallel(source, {"lang": "de", "min_words": 9, "limit": None}, ["de", "fr"], tmp_path)
+        corpora.build_parallel(source, {"lang": "de", "min_words": 9, "limit": None}, ["de", "fr"], tmp_path)

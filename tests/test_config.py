@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from clsd import config as cfg
-from clsd.errors import InputError
+from clsd.core.errors import InputError
 
 from conftest import ROOT
 

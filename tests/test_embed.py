@@ -9,9 +9,10 @@ import polars as pl
 import pytest
 
 from clsd import config as cfg
-from clsd import embed, exports, onnx_backend, openvino_backend
-from clsd.errors import InputError
-from clsd.model_store import RECIPES
+from clsd.embed import exports, models
+from clsd.embed.backends import onnx as onnx_backend, openvino as openvino_backend
+from clsd.core.errors import InputError
+from clsd.embed.model_store import RECIPES
 from conftest import ROOT
 
 
@@ -23,40 +24,40 @@ def test_device_auto_prefers_cuda_then_mps_then_cpu(monkeypatch, cuda, mps, expe
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
-    assert embed.resolve_device("auto") == expected
-    assert embed.resolve_device("cpu") == "cpu"  # an explicit device is never second-guessed
+    assert models.resolve_device("auto") == expected
+    assert models.resolve_device("cpu") == "cpu"  # an explicit device is never second-guessed
 
 
 def test_key_covers_the_exact_encoded_text():
-    assert embed.text_key("query: ", "Hallo") == embed.text_key("", "query: Hallo")
-    assert embed.text_key("query: ", "Hallo") != embed.text_key("", "Hallo")
+    assert models.text_key("query: ", "Hallo") == models.text_key("", "query: Hallo")
+    assert models.text_key("query: ", "Hallo") != models.text_key("", "Hallo")
 
 
 def test_applied_prefix_combines_prompt_and_prefix():
-    spec = embed.ModelSpec(key="k", name="n", load_from="n", prefix="p: ", prompt_name="STS")
-    assert embed.applied_prefix(spec, {"STS": "task: sts | "}) == "task: sts | p: "
-    plain = embed.ModelSpec(key="k", name="n", load_from="n", prefix="query: ")
-    assert embed.applied_prefix(plain, {}) == "query: "
+    spec = models.ModelSpec(key="k", name="n", load_from="n", prefix="p: ", prompt_name="STS")
+    assert models.applied_prefix(spec, {"STS": "task: sts | "}) == "task: sts | p: "
+    plain = models.ModelSpec(key="k", name="n", load_from="n", prefix="query: ")
+    assert models.applied_prefix(plain, {}) == "query: "
 
 
 def test_encoding_with_prefix_equals_encoding_the_prefixed_text(minilm, minilm_folder):
-    with_prefix = embed.ModelSpec(key="k", name="n", load_from=str(minilm_folder), prefix="query: ", batch_size=2)
-    plain = embed.ModelSpec(key="k", name="n", load_from=str(minilm_folder), batch_size=2)
+    with_prefix = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), prefix="query: ", batch_size=2)
+    plain = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), batch_size=2)
     texts = ["Die Zentralbank hebt den Leitzins an.", "La banque centrale relève son taux."]
-    a = embed.encode(minilm, with_prefix, texts)
-    b = embed.encode(minilm, plain, ["query: " + t for t in texts])
-    c = embed.encode(minilm, plain, texts)
+    a = models.encode(minilm, with_prefix, texts)
+    b = models.encode(minilm, plain, ["query: " + t for t in texts])
+    c = models.encode(minilm, plain, texts)
     assert a.dtype == np.float32 and a.shape == (2, 384)
     np.testing.assert_allclose(a, b, atol=1e-5)
     assert not np.allclose(a, c, atol=1e-3)
-    table = embed.embedding_table(texts, "query: ", a)
-    np.testing.assert_allclose(embed.lookup(table, [embed.text_key("query: ", texts[1])])[0], a[1])
+    table = models.embedding_table(texts, "query: ", a)
+    np.testing.assert_allclose(models.lookup(table, [models.text_key("query: ", texts[1])])[0], a[1])
 
 
 def test_unknown_prompt_name_is_an_error(minilm_folder):
-    spec = embed.ModelSpec(key="mini", name="n", load_from=str(minilm_folder), prompt_name="BitextMining")
+    spec = models.ModelSpec(key="mini", name="n", load_from=str(minilm_folder), prompt_name="BitextMining")
     with pytest.raises(ValueError, match="model mini: no prompt named 'BitextMining'"):
-        embed.load_model(spec, "cpu")
+        models.load_model(spec, "cpu")
 
 
 @pytest.mark.parametrize(("dtype", "device", "expected"), [
@@ -66,18 +67,18 @@ def test_unknown_prompt_name_is_an_error(minilm_folder):
 def test_half_precision_only_on_cuda(dtype, device, expected, caplog):
     """torch computes half precision on CUDA only: on this CPU (AVX512-BF16, no AMX) its bfloat16 ran at 0.72x of
     float32 and OpenVINO's float16 at 0.76x, so float16 is not offered on the CPU and bfloat16 only by openvino."""
-    assert embed.resolve_dtype(dtype, device) == expected
+    assert models.resolve_dtype(dtype, device) == expected
     assert ("used on CUDA only" in caplog.text) == (dtype != expected)
 
 
 def test_openvino_runs_bfloat16_on_the_cpu_when_asked_and_onnx_only_float32(caplog):
-    assert embed.resolve_dtype("bfloat16", "cpu", "openvino") == "bfloat16"
-    assert embed.resolve_dtype("float32", "cpu", "openvino") == "float32"
+    assert models.resolve_dtype("bfloat16", "cpu", "openvino") == "bfloat16"
+    assert models.resolve_dtype("float32", "cpu", "openvino") == "float32"
     assert "CUDA only" not in caplog.text  # no fallback for the export backends: what is asked runs, or nothing
     with pytest.raises(ValueError, match="backend onnx runs in float32, not bfloat16"):
-        embed.resolve_dtype("bfloat16", "cpu", "onnx")
+        models.resolve_dtype("bfloat16", "cpu", "onnx")
     with pytest.raises(ValueError, match="backend openvino runs in float32 or bfloat16, not float16"):
-        embed.resolve_dtype("float16", "cpu", "openvino")
+        models.resolve_dtype("float16", "cpu", "openvino")
 
 
 @pytest.mark.parametrize(("settings", "message"), [
@@ -96,25 +97,25 @@ def test_config_allows_bfloat16_for_openvino_only_among_export_backends(settings
 
 
 def test_row_keys_of_different_encoders_never_meet():
-    tags = {embed.encoder_tag(*settings) for settings in [
+    tags = {models.encoder_tag(*settings) for settings in [
         ("torch", "none", "float32"), ("torch", "none", "bfloat16"), ("torch", "none", "float16"),
         ("onnx", "none", "float32"), ("onnx", "int8", "float32"), ("openvino", "none", "float32"), ("openvino", "int8", "float32"),
         ("openvino", "none", "bfloat16"), ("openvino", "int8", "bfloat16")]}
     assert len(tags) == 9 and "" in tags  # plain torch float32 keeps the plain key
     assert {"openvino", "openvino-bfloat16", "openvino-int8-bfloat16"} <= tags
-    keys = {embed.text_key(embed.row_key_prefix(tag, "query: "), "Hallo") for tag in tags}
-    assert len(keys) == 9 and embed.text_key("query: ", "Hallo") in keys
+    keys = {models.text_key(models.row_key_prefix(tag, "query: "), "Hallo") for tag in tags}
+    assert len(keys) == 9 and models.text_key("query: ", "Hallo") in keys
 
 
 def test_cpu_features_name_the_instruction_sets_that_decide_speed_and_precision(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nmodel name\t: Some Xeon\nflags\t\t: fpu sse2 avx2 fma avx512f avx512_bf16 amx_bf16 "
                        "amx_int8 avx512_vnni\n\nprocessor\t: 1\nmodel name\t: Some Xeon\nflags\t\t: fpu sse2\n", encoding="utf-8")
-    found = embed.cpu_features(cpuinfo)
+    found = models.cpu_features(cpuinfo)
     assert found["model"] == "Some Xeon"
     assert found["instruction_sets"] == ["amx_bf16", "amx_int8", "avx2", "avx512_bf16", "avx512_vnni", "avx512f", "fma"]
     assert found["torch_capability"] and found["logical_cpus"] >= 1
-    assert embed.cpu_features(tmp_path / "absent")["instruction_sets"] is None  # unknown, not "none"
+    assert models.cpu_features(tmp_path / "absent")["instruction_sets"] is None  # unknown, not "none"
 
 
 def test_openvino_fails_rather_than_mislabel_a_precision_it_did_not_use():
@@ -132,19 +133,19 @@ def test_auto_device_with_a_cuda_dtype_loads_float32_on_this_cpu(minilm_folder, 
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
-    spec = embed.ModelSpec(key="k", name="n", load_from=str(minilm_folder), dtype="bfloat16")
-    model, runs_on = embed.load_model(spec, "auto")
+    spec = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), dtype="bfloat16")
+    model, runs_on = models.load_model(spec, "auto")
     assert {key: runs_on[key] for key in ("device", "dtype", "backend", "quantize", "tag")} == {
         "device": "cpu", "dtype": "float32", "backend": "torch", "quantize": "none", "tag": ""}
     assert runs_on["precision"] == {"weights": "float32", "activations": "float32", "float32_matmul_precision": "highest"}
-    assert runs_on["cpu"] == embed.cpu_features()
+    assert runs_on["cpu"] == models.cpu_features()
     assert next(model.parameters()).dtype == torch.float32
 
 
 def test_an_export_backend_without_its_export_is_an_error(minilm_folder):
-    spec = embed.ModelSpec(key="k", name="n", load_from=str(minilm_folder), backend="onnx")
+    spec = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), backend="onnx")
     with pytest.raises(ValueError, match="backend onnx needs its export"):
-        embed.load_model(spec, "cpu")
+        models.load_model(spec, "cpu")
 
 
 def sample_texts(n: int = 20) -> list[str]:
@@ -155,22 +156,22 @@ def sample_texts(n: int = 20) -> list[str]:
 
 @pytest.fixture(scope="module")
 def minilm_exports(tmp_path_factory, minilm_folder):
-    """all-MiniLM-L6-v2 exported for onnx (float32, int8) and openvino by clsd.exports into a temporary store."""
+    """all-MiniLM-L6-v2 exported for onnx (float32, int8) and openvino by clsd.embed.exports into a temporary store."""
     store = tmp_path_factory.mktemp("store")
     source = {"weights_sha256": RECIPES["all-MiniLM-L6-v2"].weights_sha256}
-    spec = embed.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
+    spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
     files = {}
     for backend, quantize in (("onnx", "none"), ("onnx", "int8"), ("openvino", "none")):
-        folder, _, _ = exports.ensure(store, "minilm", backend, quantize, source, lambda: embed.load_model(spec, "cpu")[0])
+        folder, _, _ = exports.ensure(store, "minilm", backend, quantize, source, lambda: models.load_model(spec, "cpu")[0])
         files[backend, quantize] = folder / exports.FILES[backend]
     return files
 
 
 def encode_with(folder, backend: str, quantize: str, dtype: str, exported, texts: list[str]):
-    spec = embed.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(folder), backend=backend, quantize=quantize,
+    spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(folder), backend=backend, quantize=quantize,
                            dtype=dtype, batch_size=8)
-    model, runs_on = embed.load_model(spec, "cpu", str(exported) if exported else None)
-    vectors = embed.encode(model, spec, texts)
+    model, runs_on = models.load_model(spec, "cpu", str(exported) if exported else None)
+    vectors = models.encode(model, spec, texts)
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True), runs_on
 
 

@@ -197,7 +197,7 @@ def test_env_pins_match_pyproject(env):
 
 def test_rule_imports_follow_what_each_script_reaches():
     """The derivation sees through clsd modules and lazy imports: scipy and matplotlib reach Table 2 through
-    clsd.intervals and clsd.figures; torch reaches embedding (inside embed.load_model) but not scoring, whose
+    clsd.core.intervals and clsd.figures; torch reaches embedding (inside embed.load_model) but not scoring, whose
     script uses only embed.lookup; OpenVINO (imported inside OvTransformer) only through the openvino backend."""
     table2, score, embed_rule = (rule_imports(SCRIPTED[rule][1]) for rule in ("table2", "score", "embed"))
     assert {"scipy", "matplotlib", "polars"} <= table2

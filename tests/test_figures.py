@@ -10,7 +10,7 @@ from matplotlib.container import BarContainer
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
-from clsd import figures
+from clsd.report import figures
 
 UPOS = ["ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"]
 MODELS = ["paraphrase-multilingual-mpnet-base-v2", "multilingual-e5-large (query: prefix)", "EmbeddingGemma-300m",

@@ -14,9 +14,9 @@ import pytest
 from clsd.generate import llm, parse, rules_based
 from clsd.generate.client import ChatClient, RequestRejected
 from clsd.generate.endpoint import judge_settings
-from clsd.generate.judge import Judge
+from clsd.validate.judge import Judge
 from clsd.generate.store import ResponseStore
-from clsd.validate import Validator
+from clsd.validate.rules import Validator
 
 from conftest import MODEL_STORE, ROOT
 from fault_server import FaultServer, distractors_for, fronted

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clsd.model_store import RECIPES, Recipe, manifest, materialise
+from clsd.embed.model_store import RECIPES, Recipe, manifest, materialise
 
 
 def make_chunk_wheels(tmp_path: Path, payload: bytes, n_chunks: int) -> list[Path]:

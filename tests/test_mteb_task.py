@@ -12,10 +12,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from clsd import embed, report, score
-from clsd.errors import InputError
-from clsd.hf_export import ViewTable, config_name, data_file, document_id, export, query_id
-from clsd.io import read_meta, write_table
+from clsd.embed import models
+
+from clsd.report import table2
+
+from clsd.score import precision
+from clsd.core.errors import InputError
+from clsd.report.hf_export import ViewTable, config_name, data_file, document_id, export, query_id
+from clsd.core.io import read_meta, write_table
 from clsd.mteb_task import MAIN_SCORE, clsd_encoder, clsd_task, compare_with_scores, read_manifest, strict_outcomes
 from test_hf_export import offline, sample_view  # noqa: F401 (offline is a fixture)
 
@@ -24,9 +28,9 @@ DIRECTIONS = ["de-fr", "fr-de"]
 
 def clsd_scores(model, table: pl.DataFrame) -> pl.DataFrame:
     """clsd's own scoring of a candidate table (embedding step without prefix, then `score`)."""
-    spec = embed.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from="")
+    spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from="")
     texts = table["text"].unique(maintain_order=True).to_list()
-    return score.score(table, embed.embedding_table(texts, "", embed.encode(model, spec, texts)), "", DIRECTIONS)
+    return precision.score(table, models.embedding_table(texts, "", models.encode(model, spec, texts)), "", DIRECTIONS)
 
 
 def evaluate(model, folder: Path, predictions: Path):
@@ -66,7 +70,7 @@ def test_mteb_evaluate_gives_the_precision_of_clsds_score_step(sample_run):
         ours = scores.filter(pl.col("direction") == direction)["correct"]
         entry = subsets[f"direct-{direction}"]
         assert entry["n_items"] == ours.len() == 22 and entry["n_ties"] == 0
-        assert entry["main_score"] == entry[MAIN_SCORE] == pytest.approx(score.precision_at_1(ours) / 100, abs=1e-9)
+        assert entry["main_score"] == entry[MAIN_SCORE] == pytest.approx(precision.precision_at_1(ours) / 100, abs=1e-9)
         assert entry["precision_at_1"] == pytest.approx(entry["main_score"], abs=1e-5)  # mteb's own, rounded by mteb
     checks = compare_with_scores(sample_run["root"] / "hf", sample_run["manifest"], sample_run["predictions"], {"direct": scores})
     assert [(row["subset"], row["agree"], row["items_differing"]) for row in checks] == [
@@ -80,8 +84,8 @@ def test_mtebs_and_clsds_results_load_into_one_results_cache(sample_run, tmp_pat
     view, scores = sample_run["view"], sample_run["scores"]
     candidates_path = tmp_path / "direct.parquet"
     write_table(view.table, candidates_path, view.meta)
-    record = report.mteb_result(dataset="sample", candidates_meta=read_meta(candidates_path),
-                                texts_by_view={"direct": report.view_texts(view.table, view.meta)}, model_meta={"name": "minilm"},
+    record = table2.mteb_result(dataset="sample", candidates_meta=read_meta(candidates_path),
+                                texts_by_view={"direct": table2.view_texts(view.table, view.meta)}, model_meta={"name": "minilm"},
                                 scores_by_view={"direct": scores}, directions=DIRECTIONS, evaluation_time=None)
     cache = ResultCache(tmp_path / "cache")
     cache.save_to_cache(sample_run["result"], "sentence-transformers/all-MiniLM-L6-v2", "mteb")
@@ -120,7 +124,7 @@ def test_a_tie_with_a_distractor_is_a_failure_for_mteb_and_clsd(sample_run, mini
     subsets = {entry["hf_subset"]: entry for entry in result.scores["test"]}
     de_fr = ours.filter(pl.col("direction") == "de-fr")["correct"]
     assert subsets["direct-de-fr"]["n_ties"] == 1
-    assert subsets["direct-de-fr"][MAIN_SCORE] == pytest.approx(score.precision_at_1(de_fr) / 100, abs=1e-9)
+    assert subsets["direct-de-fr"][MAIN_SCORE] == pytest.approx(precision.precision_at_1(de_fr) / 100, abs=1e-9)
     assert subsets["direct-de-fr"][MAIN_SCORE] == pytest.approx(
         {e["hf_subset"]: e for e in sample_run["result"].scores["test"]}["direct-de-fr"][MAIN_SCORE] - 1 / 22, abs=1e-9)
     assert all(check["agree"] and not check["items_differing"]

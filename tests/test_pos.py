@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from clsd import pos, swaps
+from clsd.analysis import pos, swaps
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from clsd import candidates, intervals, render, report
-from clsd.io import read_meta, read_table, write_table
+from clsd.core import intervals, render
+
+from clsd.data import candidates
+
+from clsd.report import table2
+from clsd.core.io import read_meta, read_table, write_table
 
 SCORE_SCHEMA = {"id": pl.Int64, "direction": pl.String, "cos_true": pl.Float64, "cos_d1": pl.Float64, "correct": pl.Boolean}
 
@@ -29,12 +33,12 @@ def score_file(tmp_path, name, outcomes: dict[str, list[bool]]):
 
 def test_table2_layout_and_average(tmp_path):
     files = [
-        report.ScoreFile("direct", "A", "w19", "WMT19", score_file(tmp_path, "a19", {"de-fr": [True, True, False, True], "fr-de": [True, False]})),
-        report.ScoreFile("direct", "A", "w21", "WMT21", score_file(tmp_path, "a21", {"de-fr": [True], "fr-de": [False]})),
-        report.ScoreFile("direct", "B", "w19", "WMT19", score_file(tmp_path, "b19", {"de-fr": [False, True, False, False], "fr-de": [True, True]})),
-        report.ScoreFile("direct", "B", "w21", "WMT21", score_file(tmp_path, "b21", {"de-fr": [False], "fr-de": [True]})),
+        table2.ScoreFile("direct", "A", "w19", "WMT19", score_file(tmp_path, "a19", {"de-fr": [True, True, False, True], "fr-de": [True, False]})),
+        table2.ScoreFile("direct", "A", "w21", "WMT21", score_file(tmp_path, "a21", {"de-fr": [True], "fr-de": [False]})),
+        table2.ScoreFile("direct", "B", "w19", "WMT19", score_file(tmp_path, "b19", {"de-fr": [False, True, False, False], "fr-de": [True, True]})),
+        table2.ScoreFile("direct", "B", "w21", "WMT21", score_file(tmp_path, "b21", {"de-fr": [False], "fr-de": [True]})),
     ]
-    table, counts = report.table2(report.read_outcomes(files, BOTH))
+    table, counts = table2.table2(table2.read_outcomes(files, BOTH))
     assert counts == {"WMT19 DE→FR": 4, "WMT19 FR→DE": 2, "WMT21 DE→FR": 1, "WMT21 FR→DE": 1}
     assert table.columns == ["view", "model", "WMT19 DE→FR", "WMT19 FR→DE", "WMT21 DE→FR", "WMT21 FR→DE", "Average"]
     a = table.row(0, named=True)
@@ -112,7 +116,7 @@ def correlated_row(rng, model, n, p, same):
     first = rng.random(n) < p
     second = np.where(rng.random(n) < same, first, rng.random(n) < p)
     ids = np.arange(n)
-    return [report.Outcome("direct", model, "d", f"D {direction}", ids, hits, "sim") for direction, hits in (("DE→FR", first), ("FR→DE", second))]
+    return [table2.Outcome("direct", model, "d", f"D {direction}", ids, hits, "sim") for direction, hits in (("DE→FR", first), ("FR→DE", second))]
 
 
 def test_average_interval_covers_the_true_rate_with_correlated_directions():
@@ -120,7 +124,7 @@ def test_average_interval_covers_the_true_rate_with_correlated_directions():
     must count the items once (resampling each direction on its own, as before, covers 0.82 here)."""
     rng = np.random.default_rng(5)
     outcomes = [cell for i in range(1000) for cell in correlated_row(rng, f"m{i}", 20, 0.9, 0.8)]
-    average = report.confidence_intervals(outcomes, 400, 1).filter(pl.col("column") == "Average")
+    average = table2.confidence_intervals(outcomes, 400, 1).filter(pl.col("column") == "Average")
     assert average.height == 1000
     covered = ((average["ci_low"] <= 90.0) & (average["ci_high"] >= 90.0)).mean()
     assert covered >= 0.93
@@ -129,17 +133,17 @@ def test_average_interval_covers_the_true_rate_with_correlated_directions():
 def test_average_interval_respects_pairing_and_does_not_collapse_at_100():
     ids = np.arange(12)
     right = np.ones(12, dtype=bool)
-    cells = [report.Outcome("direct", "m", "d", f"D {d}", ids, right, "x") for d in ("DE→FR", "FR→DE")]
-    average = report.confidence_intervals(cells, 500, 0).row(2, named=True)
+    cells = [table2.Outcome("direct", "m", "d", f"D {d}", ids, right, "x") for d in ("DE→FR", "FR→DE")]
+    average = table2.confidence_intervals(cells, 500, 0).row(2, named=True)
     assert average["column"] == "Average" and average["p1"] == 100.0 and average["ci_high"] == 100.0
     # 12 items, each right in both directions: as much evidence as 12 of 12, not as 24 of 24
     assert average["ci_low"] == pytest.approx(100 * intervals.exact_interval(12, 12)[0])
     # directions that disagree on every item: every item scores exactly one of two, the Average varies no more
     # than with 24 independent outcomes (the most the pairing allows)
     alternating = np.arange(12) % 2 == 0
-    cells = [report.Outcome("direct", "m", "d", "D DE→FR", ids, alternating, "x"),
-             report.Outcome("direct", "m", "d", "D FR→DE", ids, ~alternating, "x")]
-    paired = report.confidence_intervals(cells, 500, 0).row(2, named=True)
+    cells = [table2.Outcome("direct", "m", "d", "D DE→FR", ids, alternating, "x"),
+             table2.Outcome("direct", "m", "d", "D FR→DE", ids, ~alternating, "x")]
+    paired = table2.confidence_intervals(cells, 500, 0).row(2, named=True)
     assert paired["p1"] == 50.0
     assert (paired["ci_low"], paired["ci_high"]) == pytest.approx(tuple(100 * b for b in intervals.exact_interval(12, 24)))
 
@@ -147,13 +151,13 @@ def test_average_interval_respects_pairing_and_does_not_collapse_at_100():
 def test_intervals_do_not_depend_on_the_position_of_a_row(tmp_path):
     """Adding a model (before the others) changes no other row's intervals, the Average's included."""
     hits = {"A": [True, False, True, True, False, True], "B": [False, True, True, False, True, True], "C": [True] * 6}
-    files = {m: report.ScoreFile("direct", m, "w19", "WMT19", score_file(tmp_path, m, {"de-fr": h, "fr-de": h[::-1]})) for m, h in hits.items()}
-    before = report.confidence_intervals(report.read_outcomes([files["A"], files["B"]], BOTH), 300, 7)
-    after = report.confidence_intervals(report.read_outcomes([files["C"], files["A"], files["B"]], BOTH), 300, 7)
+    files = {m: table2.ScoreFile("direct", m, "w19", "WMT19", score_file(tmp_path, m, {"de-fr": h, "fr-de": h[::-1]})) for m, h in hits.items()}
+    before = table2.confidence_intervals(table2.read_outcomes([files["A"], files["B"]], BOTH), 300, 7)
+    after = table2.confidence_intervals(table2.read_outcomes([files["C"], files["A"], files["B"]], BOTH), 300, 7)
     assert after.filter(pl.col("model") != "C").sort("model", "column").equals(before.sort("model", "column"))
-    again = report.confidence_intervals(report.read_outcomes([files["A"], files["B"]], BOTH), 300, 7)
+    again = table2.confidence_intervals(table2.read_outcomes([files["A"], files["B"]], BOTH), 300, 7)
     assert again.equals(before)  # seeded
-    other_seed = report.confidence_intervals(report.read_outcomes([files["A"]], BOTH), 300, 8)
+    other_seed = table2.confidence_intervals(table2.read_outcomes([files["A"]], BOTH), 300, 8)
     assert other_seed.filter(pl.col("column") != "Average").equals(before.filter((pl.col("model") == "A") & (pl.col("column") != "Average")))
 
 
@@ -164,13 +168,13 @@ def test_table2_of_the_default_run_shows_exact_bounds(tmp_path):
     """The embedded default's shape: 12 pairs, one left out, EmbeddingGemma right on 11 of 11 FR→DE items."""
     gemma = {"de-fr": [True] * 10 + [False], "fr-de": [True] * 11}
     minilm = {"de-fr": [True] * 4 + [False] * 7, "fr-de": [True] * 5 + [False] * 6}
-    files = [report.ScoreFile("direct", "EmbeddingGemma-300m", "sample", "Sample", score_file(tmp_path, "g", gemma)),
-             report.ScoreFile("direct", "all-MiniLM-L6-v2 (English)", "sample", "Sample", score_file(tmp_path, "m", minilm))]
-    outcomes = report.read_outcomes(files, BOTH)
-    table, counts = report.table2(outcomes)
-    notes = report.not_scored_notes([("Sample", {"items": 12, "dropped": [{"id": 7, "reason": "fr: 3 valid distractors after 3 attempts"}]})])
+    files = [table2.ScoreFile("direct", "EmbeddingGemma-300m", "sample", "Sample", score_file(tmp_path, "g", gemma)),
+             table2.ScoreFile("direct", "all-MiniLM-L6-v2 (English)", "sample", "Sample", score_file(tmp_path, "m", minilm))]
+    outcomes = table2.read_outcomes(files, BOTH)
+    table, counts = table2.table2(outcomes)
+    notes = table2.not_scored_notes([("Sample", {"items": 12, "dropped": [{"id": 7, "reason": "fr: 3 valid distractors after 3 attempts"}]})])
     paths = [tmp_path / f"t2.{ext}" for ext in ("md", "tex", "csv")]
-    report.write_table2(table, counts, report.confidence_intervals(outcomes, 1000, 2025), notes + report.average_note(counts), True, *paths)
+    table2.write_table2(table, counts, table2.confidence_intervals(outcomes, 1000, 2025), notes + table2.average_note(counts), True, *paths)
     markdown = paths[0].read_text(encoding="utf-8")
     assert "| direct | EmbeddingGemma-300m | 90.9 [58.7, 99.8] | 100.0 [71.5, 100] | 95.5 [" in markdown
     assert "| direct | all-MiniLM-L6-v2 (English) | 36.4 [10.9, 69.3] | 45.5 [16.7, 76.7] |" in markdown
@@ -183,31 +187,31 @@ def test_table2_of_the_default_run_shows_exact_bounds(tmp_path):
 
 
 def test_bounds_are_rounded_outwards():
-    assert report.bounds_text(50.0, 21.09, 78.91) == "50.0 [21.0, 79.0]"
-    assert report.bounds_text(0.0, 0.0, 26.46) == "0.0 [0, 26.5]"
-    assert report.bounds_text(70.0, 70.0, 100.0) == "70.0 [70.0, 100]"
+    assert table2.bounds_text(50.0, 21.09, 78.91) == "50.0 [21.0, 79.0]"
+    assert table2.bounds_text(0.0, 0.0, 26.46) == "0.0 [0, 26.5]"
+    assert table2.bounds_text(70.0, 70.0, 100.0) == "70.0 [70.0, 100]"
 
 
 def test_table2_rows_must_score_the_same_items(tmp_path):
     files = [
-        report.ScoreFile("direct", "A", "w19", "WMT19", score_file(tmp_path, "a", {"de-fr": [True, True], "fr-de": [True, False]})),
-        report.ScoreFile("direct", "B", "w19", "WMT19", score_file(tmp_path, "b", {"de-fr": [True], "fr-de": [True, False]})),
+        table2.ScoreFile("direct", "A", "w19", "WMT19", score_file(tmp_path, "a", {"de-fr": [True, True], "fr-de": [True, False]})),
+        table2.ScoreFile("direct", "B", "w19", "WMT19", score_file(tmp_path, "b", {"de-fr": [True], "fr-de": [True, False]})),
     ]
     with pytest.raises(ValueError, match=r"b\.parquet: 1 items scored for WMT19 DE→FR, other rows scored 2"):
-        report.table2(report.read_outcomes(files, BOTH))
+        table2.table2(table2.read_outcomes(files, BOTH))
 
 
 def test_table2_shows_items_scored_and_footnotes_for_items_left_out(tmp_path):
-    files = [report.ScoreFile("direct", "A", "w19", "WMT19", score_file(tmp_path, "a", {"de-fr": [True, False], "fr-de": [True, True]}))]
-    outcomes = report.read_outcomes(files, BOTH)
-    table, counts = report.table2(outcomes)
-    cis = report.confidence_intervals(outcomes, 200, 0)
+    files = [table2.ScoreFile("direct", "A", "w19", "WMT19", score_file(tmp_path, "a", {"de-fr": [True, False], "fr-de": [True, True]}))]
+    outcomes = table2.read_outcomes(files, BOTH)
+    table, counts = table2.table2(outcomes)
+    cis = table2.confidence_intervals(outcomes, 200, 0)
     meta = {"items": 5, "dropped": [{"id": 2, "reason": "not in x.csv"}, {"id": 3, "reason": "not in x.csv"},
                                     {"id": 4, "reason": "de: 2 valid distractors after 3 attempts"}]}
-    notes = report.not_scored_notes([("WMT19", meta), ("WMT21", {"items": 3, "dropped": []})])
+    notes = table2.not_scored_notes([("WMT19", meta), ("WMT21", {"items": 3, "dropped": []})])
     assert notes == ["WMT19: 3 of 5 items not scored (2 × not in x.csv; 1 × de: 2 valid distractors after 3 attempts)."]
     paths = [tmp_path / f"t2.{ext}" for ext in ("md", "tex", "csv")]
-    report.write_table2(table, counts, cis, notes, False, *paths)
+    table2.write_table2(table, counts, cis, notes, False, *paths)
     markdown = paths[0].read_text()
     assert "| direct | A | 50.00 | 100.00 | 75.00 |" in markdown
     assert "| n | items scored | 2 | 2 | – |" in markdown
@@ -226,44 +230,44 @@ def test_a_dataset_with_zero_items_shows_a_dash_and_the_rest_is_scored(tmp_path)
     empty = tmp_path / "empty.parquet"
     pl.DataFrame(schema=SCORE_SCHEMA).write_parquet(empty)
     files = [
-        report.ScoreFile("direct", "A", "w19", "WMT19", score_file(tmp_path, "a", {"de-fr": [True, False, True], "fr-de": [True, True, True]})),
-        report.ScoreFile("direct", "A", "w21", "WMT21", str(empty)),
-        report.ScoreFile("direct", "B", "w19", "WMT19", score_file(tmp_path, "b", {"de-fr": [False, False, True], "fr-de": [True, False, True]})),
-        report.ScoreFile("direct", "B", "w21", "WMT21", str(empty)),
+        table2.ScoreFile("direct", "A", "w19", "WMT19", score_file(tmp_path, "a", {"de-fr": [True, False, True], "fr-de": [True, True, True]})),
+        table2.ScoreFile("direct", "A", "w21", "WMT21", str(empty)),
+        table2.ScoreFile("direct", "B", "w19", "WMT19", score_file(tmp_path, "b", {"de-fr": [False, False, True], "fr-de": [True, False, True]})),
+        table2.ScoreFile("direct", "B", "w21", "WMT21", str(empty)),
     ]
-    outcomes = report.read_outcomes(files, BOTH)
-    table, counts = report.table2(outcomes)
+    outcomes = table2.read_outcomes(files, BOTH)
+    table, counts = table2.table2(outcomes)
     assert counts == {"WMT19 DE→FR": 3, "WMT19 FR→DE": 3, "WMT21 DE→FR": 0, "WMT21 FR→DE": 0}
     assert table.row(0, named=True)["WMT21 DE→FR"] is None
     assert table.row(0, named=True)["Average"] == pytest.approx((200 / 3 + 100) / 2)
-    cis = report.confidence_intervals(outcomes, 200, 0)
+    cis = table2.confidence_intervals(outcomes, 200, 0)
     empty_cell = cis.filter((pl.col("model") == "A") & (pl.col("column") == "WMT21 FR→DE")).row(0, named=True)
     assert (empty_cell["n"], empty_cell["p1"], empty_cell["ci_low"]) == (0, None, None)
     dropped = [{"id": i, "reason": "de: 0 valid distractors after 3 attempts"} for i in range(4)]
-    notes = report.not_scored_notes([("WMT19", {"items": 3, "dropped": []}), ("WMT21", {"items": 4, "dropped": dropped})])
-    notes += report.average_note(counts)
+    notes = table2.not_scored_notes([("WMT19", {"items": 3, "dropped": []}), ("WMT21", {"items": 4, "dropped": dropped})])
+    notes += table2.average_note(counts)
     assert notes == ["WMT21: all 4 items not scored (4 × de: 0 valid distractors after 3 attempts), so its columns show –.",
                      "Average: over the columns with items scored (WMT19 DE→FR, WMT19 FR→DE); WMT21 DE→FR, WMT21 FR→DE left out (no items)."]
     paths = [tmp_path / f"t2.{ext}" for ext in ("md", "tex", "csv")]
-    report.write_table2(table, counts, cis, notes, True, *paths)
+    table2.write_table2(table, counts, cis, notes, True, *paths)
     markdown = paths[0].read_text(encoding="utf-8")
     assert "| n | items scored | 3 | 3 | 0 | 0 | – |" in markdown
     row_a = next(line for line in markdown.splitlines() if line.startswith("| direct | A |"))
     assert row_a.split(" | ")[4:6] == ["–", "–"] and "nan" not in markdown.lower()
     csv = pl.read_csv(paths[2]).row(0, named=True)
     assert csv["WMT21 DE→FR"] is None and csv["WMT21 DE→FR ci_low"] is None
-    pairs = report.paired_comparisons(outcomes)
+    pairs = table2.paired_comparisons(outcomes)
     assert pairs["column"].to_list() == ["WMT19 DE→FR", "WMT19 FR→DE"]
-    assert report.average_note({"X DE→FR": 0}) == ["Average: no column has items scored."]
-    assert report.table2(outcomes[2:4])[0]["Average"].to_list() == [None]  # a row of empty columns only
+    assert table2.average_note({"X DE→FR": 0}) == ["Average: no column has items scored."]
+    assert table2.table2(outcomes[2:4])[0]["Average"].to_list() == [None]  # a row of empty columns only
 
 
 def test_paired_comparisons_count_discordant_items(tmp_path):
     a = [True] * 10 + [False] * 2 + [True] * 5 + [False] * 3
     b = [False] * 10 + [True] * 2 + [True] * 5 + [False] * 3
-    files = [report.ScoreFile("direct", "A", "w", "W", score_file(tmp_path, "a", {"de-fr": a})),
-             report.ScoreFile("direct", "B", "w", "W", score_file(tmp_path, "b", {"de-fr": b}))]
-    pairs = report.paired_comparisons(report.read_outcomes(files, DE_FR))
+    files = [table2.ScoreFile("direct", "A", "w", "W", score_file(tmp_path, "a", {"de-fr": a})),
+             table2.ScoreFile("direct", "B", "w", "W", score_file(tmp_path, "b", {"de-fr": b}))]
+    pairs = table2.paired_comparisons(table2.read_outcomes(files, DE_FR))
     row = pairs.row(0, named=True)
     assert (row["model_a"], row["model_b"], row["n"], row["only_a"], row["only_b"]) == ("A", "B", 20, 10, 2)
     assert row["difference"] == pytest.approx(75.0 - 35.0) and row["p_mcnemar"] == pytest.approx(158 / 4096)
@@ -312,9 +316,9 @@ def pivot_candidates(direct_path, folder, language="en"):
 
 
 def record(candidates_path, scores_by_view, views_paths, directions=("de-fr", "fr-de")):
-    return report.mteb_result(
+    return table2.mteb_result(
         dataset="sample", candidates_meta=read_meta(candidates_path),
-        texts_by_view={view: report.view_texts(read_table(path), read_meta(path)) for view, path in views_paths.items()},
+        texts_by_view={view: table2.view_texts(read_table(path), read_meta(path)) for view, path in views_paths.items()},
         model_meta={"name": "m"}, scores_by_view=scores_by_view, directions=list(directions), evaluation_time=1.5)
 
 

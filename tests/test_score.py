@@ -4,31 +4,31 @@ import numpy as np
 import polars as pl
 import pytest
 
-from clsd import score
-from clsd.embed import embedding_table, text_key
+from clsd.score import precision
+from clsd.embed.models import embedding_table, text_key
 
 
 def test_perfect_items_score_100():
     queries = np.array([[1.0, 0.0], [0.0, 1.0]])
     candidates = np.array([[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]])
-    hits = score.correct(score.cosines(queries, candidates))
+    hits = precision.correct(precision.cosines(queries, candidates))
     assert hits.tolist() == [True, True]
-    assert score.precision_at_1(hits) == 100.0
+    assert precision.precision_at_1(hits) == 100.0
 
 
 def test_tie_with_any_distractor_is_a_failure():
     queries = np.array([[1.0, 0.0]])
     # true target and distractor 2 identical up to scale: equal cosine → failure
     candidates = np.array([[[2.0, 1.0], [0.0, 1.0], [4.0, 2.0], [-1.0, 0.0], [0.0, -1.0]]])
-    cos = score.cosines(queries, candidates)
+    cos = precision.cosines(queries, candidates)
     assert cos[0, 0] == cos[0, 2]
-    assert score.correct(cos).tolist() == [False]
+    assert precision.correct(cos).tolist() == [False]
 
 
 def test_all_equal_candidates_score_zero():
     queries = np.array([[0.3, 0.4], [1.0, 1.0]])
     candidates = np.repeat(np.array([[[1.0, 2.0]]]), 2, axis=0).repeat(5, axis=1)
-    assert score.precision_at_1(score.correct(score.cosines(queries, candidates))) == 0.0
+    assert precision.precision_at_1(precision.correct(precision.cosines(queries, candidates))) == 0.0
 
 
 def test_margins_and_scale_invariance():
@@ -40,15 +40,15 @@ def test_margins_and_scale_invariance():
             [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]],
         ]
     )
-    hits = score.correct(score.cosines(queries, candidates))
-    scaled = score.correct(score.cosines(queries * 7.0, candidates * np.array([3.0, 0.5, 9.0])[None, :, None]))
+    hits = precision.correct(precision.cosines(queries, candidates))
+    scaled = precision.correct(precision.cosines(queries * 7.0, candidates * np.array([3.0, 0.5, 9.0])[None, :, None]))
     assert hits.tolist() == [True, False, True] == scaled.tolist()
-    assert score.precision_at_1(hits) == pytest.approx(200 / 3)
+    assert precision.precision_at_1(hits) == pytest.approx(200 / 3)
 
 
 def test_precision_of_no_items_is_an_error():
     with pytest.raises(ValueError):
-        score.precision_at_1(np.array([], dtype=bool))
+        precision.precision_at_1(np.array([], dtype=bool))
 
 
 def _table(rows):
@@ -73,24 +73,24 @@ def test_score_direction_uses_source_language_query_and_target_candidates():
     prefix = "query: "
     texts = list(vectors)
     embeddings = embedding_table(texts, prefix, np.array([vectors[t] for t in texts], dtype=np.float32))
-    result = score.score_direction(table, embeddings, prefix, "de-fr")
+    result = precision.score_direction(table, embeddings, prefix, "de-fr")
     assert result.columns == ["id", "direction", "cos_true", "cos_d1", "cos_d2", "correct"]
     assert result["correct"].to_list() == [True, False]  # item 1: fr1-a equals the query direction exactly
-    reverse = score.score_direction(table, embeddings, prefix, "fr-de")
+    reverse = precision.score_direction(table, embeddings, prefix, "fr-de")
     # item 0: query fr0=[1,.1,0]; de0-a=[1,.1,0] is identical to the query → beats the true target
     assert reverse["correct"].to_list() == [False, True]
-    assert score.summary(pl.concat([result, reverse])) == {"de-fr": 50.0, "fr-de": 50.0}
+    assert precision.summary(pl.concat([result, reverse])) == {"de-fr": 50.0, "fr-de": 50.0}
 
 
 def test_missing_embedding_names_the_key():
     table = _table([(0, "de", 0, "a"), (0, "fr", 0, "b"), (0, "fr", 1, "c")])
     embeddings = embedding_table(["a", "b"], "", np.eye(2, dtype=np.float32))
     with pytest.raises(KeyError, match=text_key("", "c")):
-        score.score_direction(table, embeddings, "", "de-fr")
+        precision.score_direction(table, embeddings, "", "de-fr")
 
 
 def test_incomplete_item_is_reported():
     table = _table([(0, "de", 0, "a"), (0, "fr", 0, "b"), (0, "fr", 1, "c"), (1, "de", 0, "d"), (1, "fr", 0, "e")])
     embeddings = embedding_table(list("abcde"), "", np.eye(5, dtype=np.float32))
     with pytest.raises(ValueError, match="item id 1"):
-        score.score_direction(table, embeddings, "", "de-fr")
+        precision.score_direction(table, embeddings, "", "de-fr")

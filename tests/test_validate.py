@@ -11,12 +11,12 @@ import pytest
 import yaml
 
 from conftest import PUBLISHED, ROOT, require_shared
-from clsd import validation_report
+from clsd.validate import report as validation_report
 from clsd.generate import llm, parse
 from clsd.generate.client import Completion
-from clsd.generate.judge import verdict
+from clsd.validate.judge import verdict
 from clsd.generate.store import ResponseStore
-from clsd.validate import SUSPECT, Lexicon, Validator, forms, lexicon, other_language, rule_verdict, tokens, unknown_words
+from clsd.validate.rules import SUSPECT, Lexicon, Validator, forms, lexicon, other_language, rule_verdict, tokens, unknown_words
 
 CASES = ROOT / "tests" / "data" / "validation"
 FR = "Le tribunal a condamné l'ancien maire à deux ans de prison pour corruption."

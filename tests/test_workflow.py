@@ -16,9 +16,11 @@ import polars as pl
 import pytest
 import yaml
 
-from clsd import datasets, report
-from clsd.embed import text_key
-from clsd.io import read_meta
+from clsd.data import corpora
+
+from clsd.report import table2
+from clsd.embed.models import text_key
+from clsd.core.io import read_meta
 
 from conftest import MODEL_STORE, PUBLISHED, ROOT, require_shared
 
@@ -65,7 +67,7 @@ def read_config(workdir: Path) -> dict:
 
 def raw_sample_corpus(folder: Path) -> dict[str, str]:
     """Line-aligned files from the sample plus one short pair the selection must drop (paths relative to `folder`)."""
-    frame = datasets.read_published_csv(SAMPLE, ["de", "fr"])
+    frame = corpora.read_published_csv(SAMPLE, ["de", "fr"])
     de = frame["German"].to_list()
     fr = frame["French"].to_list()
     de.insert(3, "Kurzer Satz.")
@@ -163,7 +165,7 @@ def test_outputs_of_the_whole_dag(workdir):
     assert meta["model"]["applied_prefix"] == "" and meta["device"] == "cpu"
     # the manifest's checksum is computed from the weights the job loaded, and it is the published one
     weights = Path(meta["model_manifest"]["folder"]) / "model.safetensors"
-    assert meta["model_manifest"]["weights_sha256"] == datasets.sha256_file(weights)
+    assert meta["model_manifest"]["weights_sha256"] == corpora.sha256_file(weights)
     assert meta["model_manifest"]["weights_sha256"] == "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 
     scores = pl.read_parquet(workdir / "results/scores/minilm/sample/direct.parquet")
@@ -173,7 +175,7 @@ def test_outputs_of_the_whole_dag(workdir):
 
     record = json.loads((workdir / "results/mteb/minilm/sample.json").read_text())
     direct = workdir / "results/candidates/sample/direct.parquet"
-    assert record["dataset_revision"] == report.dataset_revision({"direct": report.view_texts(pl.read_parquet(direct), read_meta(direct))})
+    assert record["dataset_revision"] == table2.dataset_revision({"direct": table2.view_texts(pl.read_parquet(direct), read_meta(direct))})
     raw = json.loads((workdir / "results/mteb/minilm/raw.json").read_text())
     assert raw["dataset_revision"] == record["dataset_revision"]  # same texts from other files: the same content
     assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de"}
@@ -455,7 +457,7 @@ def test_published_pivot_backend(tmp_path):
     jobs = {rule for rule, _ in planned_jobs(tmp_path)}
     assert "convert_ct2" not in jobs and "translate" in jobs
     snakemake(tmp_path)
-    english = datasets.read_published_csv(PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv", ["de", "fr"])
+    english = corpora.read_published_csv(PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv", ["de", "fr"])
     pivot = pl.read_parquet(tmp_path / "results/candidates/wmt19/pivot.parquet")
     german_sources = pivot.filter((pl.col("lang") == "de") & (pl.col("slot") == 0)).sort("id")["text"]
     assert german_sources.to_list() == english["German"].to_list()
@@ -492,7 +494,7 @@ def test_pivot_file_edits_and_moves_replan_only_the_pivot_view(tmp_path):
     snakemake(tmp_path)
     shutil.copy(tmp_path / "sources/mt.csv", tmp_path / "sources/mt-moved.csv")
     config = read_config(tmp_path)
-    config["datasets"]["sample"]["pivot_csv"] = {"path": "sources/mt-moved.csv", "sha256": datasets.sha256_file(tmp_path / "sources/mt.csv")}
+    config["datasets"]["sample"]["pivot_csv"] = {"path": "sources/mt-moved.csv", "sha256": corpora.sha256_file(tmp_path / "sources/mt.csv")}
     write_config(tmp_path, config)
     assert job_set(planned_jobs(tmp_path)) == pivot_only
 

@@ -17,8 +17,8 @@ import jsonschema
 import yaml
 
 from clsd.core.languages import language
-from clsd.errors import InputError
-from clsd.model_store import RECIPES
+from clsd.core.errors import InputError
+from clsd.embed.model_store import RECIPES
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -342,7 +342,7 @@ def check_model(name: str, model: dict[str, Any]) -> None:
 
 
 def local_folders(config: dict[str, Any]) -> dict[tuple[str, str], Path]:
-    """Local folders whose content jobs read, by (kind, name) of their checksum sentinel (clsd.sentinel): local
+    """Local folders whose content jobs read, by (kind, name) of their checksum sentinel (clsd.core.sentinel): local
     embedding models, a local translation model, local Stanza models."""
     folders = {("models", name): model_folder(config, name) for name, model in config["models"].items() if model["source"] == "local"}
     pivot = config["pivot"]
@@ -358,7 +358,7 @@ def local_folders(config: dict[str, Any]) -> dict[tuple[str, str], Path]:
 
 def model_spec(config: dict[str, Any], name: str) -> "ModelSpec":
     """How the jobs load and call model `name`: its config entry and where it loads from on this machine."""
-    from clsd.embed import ModelSpec
+    from clsd.embed.models import ModelSpec
 
     return ModelSpec.from_config(name, config["models"][name], model_folder(config, name))
 

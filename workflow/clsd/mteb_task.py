@@ -1,4 +1,4 @@
-"""An MTEB task for a CLSD folder written by clsd.hf_export, evaluated with mteb's own retrieval machinery.
+"""An MTEB task for a CLSD folder written by clsd.report.hf_export, evaluated with mteb's own retrieval machinery.
 
 `clsd_task(folder)` reads the folder's manifest, checks the folder (every config file present, every query with
 its true target and candidates) and returns a task of mteb's reranking kind (AbsTaskRetrieval with a candidate
@@ -12,7 +12,7 @@ error). mteb's own `precision_at_1` breaks a tie by document id, which the expor
 it; both are reported.
 
 The task's name (`CLSD-{dataset}`), subsets (`{view}-{direction}`), languages and revision are those of clsd's
-MTEB record (`clsd.report.mteb_result`) for the same items, so mteb's result files and clsd's load into one
+MTEB record (`clsd.report.table2.mteb_result`) for the same items, so mteb's result files and clsd's load into one
 mteb results cache.
 """
 
@@ -29,8 +29,8 @@ from mteb.abstasks.retrieval import AbsTaskRetrieval
 from mteb.abstasks.task_metadata import TaskMetadata
 from mteb.types import Licenses
 
-from clsd.errors import InputError
-from clsd.hf_export import CARD, MANIFEST, PAPER_BIBTEX, PAPER_URL, PARTS, config_name, data_file, item_of
+from clsd.core.errors import InputError
+from clsd.report.hf_export import CARD, MANIFEST, PAPER_BIBTEX, PAPER_URL, PARTS, config_name, data_file, item_of
 
 MAIN_SCORE = "strict_precision_at_1"
 #: An item clsd scored with a margin (true target minus best distractor) below this may flip between two encodings of
@@ -93,7 +93,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     """The export manifest of `folder` (InputError naming the file when it is missing or unreadable)."""
     path = folder / MANIFEST
     if not path.is_file():
-        raise InputError(f"not a CLSD export: no {MANIFEST} (write the folder with clsd.hf_export)", path=path)
+        raise InputError(f"not a CLSD export: no {MANIFEST} (write the folder with clsd.report.hf_export)", path=path)
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -170,7 +170,7 @@ def task_metadata(folder: Path, manifest: dict[str, Any]) -> TaskMetadata:
 
 
 def clsd_task(folder: str | Path) -> CLSDTask:
-    """The MTEB task of a folder written by clsd.hf_export, checked and ready for `mteb.evaluate` (loads locally)."""
+    """The MTEB task of a folder written by clsd.report.hf_export, checked and ready for `mteb.evaluate` (loads locally)."""
     folder = Path(folder)
     if not (folder / CARD).is_file():
         raise InputError("not a datasets folder: no dataset card", path=folder / CARD)

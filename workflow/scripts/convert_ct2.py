@@ -2,9 +2,9 @@
 
 import logging
 
-from clsd import logs
+from clsd.core import logs
 from clsd.config import translation_model
-from clsd.translate import convert_to_ctranslate2
+from clsd.translate.pivot import convert_to_ctranslate2
 
 logs.to_file(snakemake.log[0])
 model = translation_model(snakemake.config)

@@ -2,9 +2,11 @@
 
 import polars as pl
 
-from clsd import logs, render, shifts
+from clsd.analysis import shifts
+
+from clsd.core import logs, render
 from clsd.core.languages import names
-from clsd.io import read_table
+from clsd.core.io import read_table
 
 logs.to_file(snakemake.log[0])
 data = shifts.pos_groups(pl.concat([read_table(p) for p in snakemake.input]), snakemake.params.min_group)

@@ -5,9 +5,11 @@ import logging
 
 import polars as pl
 
-from clsd import distractor_stats, logs, render
+from clsd.analysis import distractor_stats
+
+from clsd.core import logs, render
 from clsd.core.languages import names
-from clsd.io import read_table
+from clsd.core.io import read_table
 
 logs.to_file(snakemake.log[0])
 tables = {dataset: read_table(path) for dataset, path in zip(snakemake.params.datasets, snakemake.input.candidates)}

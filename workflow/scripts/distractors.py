@@ -1,18 +1,20 @@
 """Rule `distractors`: the distractor set of one dataset and language, in the generator-neutral schema."""
 
-from clsd import datasets, langcheck, logs
-from clsd.io import read_meta, read_table, write_table
+from clsd.core import logs
+
+from clsd.data import corpora, langcheck
+from clsd.core.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 origin, lang = snakemake.params.origin, snakemake.wildcards.lang
 languages = origin["languages"]
-local, source = datasets.local_copy(origin["csv"], snakemake.config["download_cache"])
-published = datasets.read_published_csv(local, languages)
+local, source = corpora.local_copy(origin["csv"], snakemake.config["download_cache"])
+published = corpora.read_published_csv(local, languages)
 if origin["kind"] == "published_csv":
-    datasets.check_same_pairs(read_table(snakemake.input.parallel), published, languages, local)
-columns = datasets.slot_columns(lang)[1:]
+    corpora.check_same_pairs(read_table(snakemake.input.parallel), published, languages, local)
+columns = corpora.slot_columns(lang)[1:]
 checked = langcheck.check_columns({column: (lang, published[column].to_list()) for column in columns}, local)
-frame = datasets.distractors_from_published(published, lang, generator=origin["generator"], source=source)
+frame = corpora.distractors_from_published(published, lang, generator=origin["generator"], source=source)
 write_table(
     frame,
     snakemake.output[0],

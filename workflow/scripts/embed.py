@@ -10,10 +10,14 @@ import logging
 import time
 from pathlib import Path
 
-from clsd import candidates, embed, logs
+from clsd.core import logs
+
+from clsd.data import candidates
+
+from clsd.embed import models
 from clsd.config import model_spec
 from clsd.core.provenance import package_versions
-from clsd.io import read_meta, read_table, write_table
+from clsd.core.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 spec = model_spec(snakemake.config, snakemake.wildcards.model)
@@ -30,11 +34,11 @@ if table.height == 0:
     logging.warning("no item of %s (%s view) can be scored: nothing encoded, %s not loaded", snakemake.wildcards.dataset,
                     snakemake.wildcards.view, spec.name)
     meta |= {"model": {**snakemake.params.model, "applied_prefix": None, "row_key_prefix": None}, "n_texts": 0, "encode_seconds": 0.0}
-    write_table(embed.empty_embedding_table(), snakemake.output[0], meta)
+    write_table(models.empty_embedding_table(), snakemake.output[0], meta)
 else:
-    model, runs_on = embed.load_model(spec, snakemake.config["device"], export["file"] if export else None)
-    prefix = embed.applied_prefix(spec, model.prompts)
-    key_prefix = embed.row_key_prefix(runs_on["tag"], prefix)
+    model, runs_on = models.load_model(spec, snakemake.config["device"], export["file"] if export else None)
+    prefix = models.applied_prefix(spec, model.prompts)
+    key_prefix = models.row_key_prefix(runs_on["tag"], prefix)
     texts = candidates.distinct_texts(table)
     if snakemake.input.parallel:
         texts = candidates.with_originals(texts, read_table(snakemake.input.parallel[0]), snakemake.params.languages)
@@ -42,7 +46,7 @@ else:
                  spec.load_from, runs_on["backend"], runs_on["quantize"], runs_on["dtype"], runs_on["precision"]["activations"],
                  runs_on["device"], runs_on["cpu"]["instruction_sets"], prefix)
     start = time.perf_counter()
-    vectors = embed.encode(model, spec, texts)
+    vectors = models.encode(model, spec, texts)
     seconds = time.perf_counter() - start
     logging.info("encoded in %.1f s (%.1f texts/s)", seconds, len(texts) / seconds)
     meta |= {
@@ -52,4 +56,4 @@ else:
         "n_texts": len(texts),
         "encode_seconds": round(seconds, 3),
     }
-    write_table(embed.embedding_table(texts, key_prefix, vectors), snakemake.output[0], meta)
+    write_table(models.embedding_table(texts, key_prefix, vectors), snakemake.output[0], meta)

@@ -1,7 +1,9 @@
 """Rule `examples`: a seeded sample of successful distractors with the models they tricked (paper Table 5)."""
 
-from clsd import examples, logs, render, table3
-from clsd.io import read_table
+from clsd.analysis import examples, table3
+
+from clsd.core import logs, render
+from clsd.core.io import read_table
 
 logs.to_file(snakemake.log[0])
 candidates = {d: read_table(p) for d, p in zip(snakemake.params.datasets, snakemake.input.candidates)}

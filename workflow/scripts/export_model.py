@@ -1,10 +1,12 @@
-"""Rule `export_model`: the onnx/openvino export of one model, built once into the model store (clsd.exports)."""
+"""Rule `export_model`: the onnx/openvino export of one model, built once into the model store (clsd.embed.exports)."""
 
 import dataclasses
 import json
 from pathlib import Path
 
-from clsd import embed, exports, logs
+from clsd.core import logs
+
+from clsd.embed import exports, models
 from clsd.config import model_spec, model_store
 
 logs.to_file(snakemake.log[0])
@@ -16,6 +18,6 @@ else:
     source = {"hub": spec.name, "revision": spec.revision}
 torch_spec = dataclasses.replace(spec, backend="torch", quantize="none", dtype="float32")
 folder, record, reused = exports.ensure(model_store(snakemake.config), spec.key, spec.backend, spec.quantize, source,
-                                        lambda: embed.load_model(torch_spec, "cpu")[0])
+                                        lambda: models.load_model(torch_spec, "cpu")[0])
 manifest = {"file": str(folder / exports.FILES[spec.backend]), "folder": str(folder), "reused": reused, **record}
 Path(snakemake.output[0]).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")

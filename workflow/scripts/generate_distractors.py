@@ -1,6 +1,6 @@
 """Rule `generate_distractors`: LLM distractors for one dataset and language, every response stored first.
 
-Distractors the validator rejects (clsd.validate rules, the optional judge) are replaced by asking again; the
+Distractors the validator rejects (clsd.validate.rules rules, the optional judge) are replaced by asking again; the
 rejects are recorded for the validation report. The API key is read from the environment variable named in
 the config and is never logged or written. When no base_url is configured, a local llama.cpp server is started
 on first need and always stopped, at once on Ctrl-C or SIGTERM. The job's run is recorded in the store, so
@@ -12,16 +12,16 @@ import logging
 from contextlib import ExitStack
 from pathlib import Path
 
-from clsd import logs
+from clsd.core import logs
 from clsd.config import local_gguf, response_store
-from clsd.datasets import LANGUAGE_NAMES
+from clsd.data.corpora import LANGUAGE_NAMES
 from clsd.generate import llm
 from clsd.generate.endpoint import connector, endpoint_id, generation_settings, judge_settings
-from clsd.generate.judge import Judge, verdict
+from clsd.validate.judge import Judge, verdict
 from clsd.generate.server import sigterm_as_interrupt
 from clsd.generate.store import ResponseStore
-from clsd.io import read_meta, read_table, sha256_file, write_table
-from clsd.validate import Validator
+from clsd.core.io import read_meta, read_table, sha256_file, write_table
+from clsd.validate.rules import Validator
 
 logs.to_file(snakemake.log[0])
 config = snakemake.params.settings

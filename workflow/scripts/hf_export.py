@@ -1,8 +1,8 @@
-"""Rule `hf_export`: a dataset's candidate tables as a Hugging Face datasets folder with its card (clsd.hf_export)."""
+"""Rule `hf_export`: a dataset's candidate tables as a Hugging Face datasets folder with its card (clsd.report.hf_export)."""
 
-from clsd import logs
-from clsd.hf_export import ViewTable, export
-from clsd.io import read_meta, read_table
+from clsd.core import logs
+from clsd.report.hf_export import ViewTable, export
+from clsd.core.io import read_meta, read_table
 
 logs.to_file(snakemake.log[0])
 views = [ViewTable(view, read_table(path), read_meta(path)) for view, path in zip(snakemake.params.views, snakemake.input.views)]

@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
-from clsd import logs
+from clsd.core import logs
 from clsd.config import model_store
-from clsd.model_store import RECIPES, manifest, materialise
+from clsd.embed.model_store import RECIPES, manifest, materialise
 
 logs.to_file(snakemake.log[0])
 recipe = RECIPES[snakemake.wildcards.recipe]

@@ -15,8 +15,10 @@ import mteb
 from mteb.cache import ResultCache
 from mteb.results.task_result import TaskResult
 
-from clsd import embed, logs
-from clsd.io import read_table
+from clsd.core import logs
+
+from clsd.embed import models
+from clsd.core.io import read_table
 from clsd.mteb_task import clsd_encoder, clsd_task, compare_with_scores, locked, read_manifest
 
 logs.to_file(snakemake.log[0])
@@ -28,16 +30,16 @@ if not manifest["subsets"]:  # every item left out: nothing to evaluate, as in c
     result = TaskResult(dataset_revision=manifest["revision"], task_name=manifest["task_name"], mteb_version=mteb.__version__,
                         scores={manifest["split"]: []}, evaluation_time=0.0)
 else:
-    spec = embed.ModelSpec(**snakemake.params.model)
+    spec = models.ModelSpec(**snakemake.params.model)
     export = json.loads(Path(snakemake.input.export[0]).read_text(encoding="utf-8")) if snakemake.input.export else None
-    model, runs_on = embed.load_model(spec, snakemake.params.device, export["file"] if export else None)
+    model, runs_on = models.load_model(spec, snakemake.params.device, export["file"] if export else None)
     source = json.loads(Path(snakemake.input.model[0]).read_text(encoding="utf-8")) if snakemake.input.model else {}
     revision = spec.revision or source.get("weights_sha256") or "no_revision_available"
     # float32 through ONNX Runtime or OpenVINO is the same model as PyTorch's (bench/embed.py: no P@1 change), so its
     # results are the model's own; int8 or half precision is an mteb experiment (load_experiments="match_name")
     reduced = runs_on["quantize"] != "none" or runs_on["dtype"] != "float32"
     experiment = {key: runs_on[key] for key in ("backend", "quantize", "dtype")} if reduced else None
-    encoder = clsd_encoder(model, embed.applied_prefix(spec, model.prompts), spec.name, revision, experiment)
+    encoder = clsd_encoder(model, models.applied_prefix(spec, model.prompts), spec.name, revision, experiment)
     task = clsd_task(folder)
     encode_kwargs = {"batch_size": spec.batch_size}
     with tempfile.TemporaryDirectory() as predictions:

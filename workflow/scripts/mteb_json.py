@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
-from clsd import logs
-from clsd.io import read_meta, read_table
-from clsd.report import mteb_result, view_texts
+from clsd.core import logs
+from clsd.core.io import read_meta, read_table
+from clsd.report.table2 import mteb_result, view_texts
 
 logs.to_file(snakemake.log[0])
 views = snakemake.params.views

@@ -1,11 +1,13 @@
 """Rule `pivot_candidates`: the candidate table of the pivot view (every text replaced by its translation)."""
 
-from clsd import logs, translate
-from clsd.io import read_meta, read_table, write_table
+from clsd.core import logs
+
+from clsd.translate import pivot
+from clsd.core.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 translator = read_meta(snakemake.input.translations)["translator"]
-table = translate.pivot_candidates(read_table(snakemake.input.texts), read_table(snakemake.input.translations), translator["target_lang"])
+table = pivot.pivot_candidates(read_table(snakemake.input.texts), read_table(snakemake.input.translations), translator["target_lang"])
 write_table(
     table,
     snakemake.output[0],

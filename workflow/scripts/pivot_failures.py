@@ -4,8 +4,10 @@ from pathlib import Path
 
 import polars as pl
 
-from clsd import examples, logs, render
-from clsd.io import read_table
+from clsd.analysis import examples
+
+from clsd.core import logs, render
+from clsd.core.io import read_table
 
 logs.to_file(snakemake.log[0])
 candidates = {d: read_table(p) for d, p in zip(snakemake.params.datasets, snakemake.input.candidates)}

@@ -4,9 +4,9 @@ import json
 import logging
 from pathlib import Path
 
-from clsd import logs
+from clsd.core import logs
 from clsd.generate import rules_based
-from clsd.io import read_meta, read_table, write_table
+from clsd.core.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 lang = snakemake.wildcards.lang

@@ -2,18 +2,20 @@
 
 import logging
 
-from clsd import logs, score
-from clsd.io import read_meta, read_table, write_table
+from clsd.core import logs
+
+from clsd.score import precision
+from clsd.core.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 embeddings_meta = read_meta(snakemake.input.embeddings)
-scores = score.score(
+scores = precision.score(
     read_table(snakemake.input.texts),
     read_table(snakemake.input.embeddings),
     embeddings_meta["model"]["row_key_prefix"] or "",
     snakemake.params.directions,
 )
-for direction, p1 in score.summary(scores).items():
+for direction, p1 in precision.summary(scores).items():
     logging.info("%s P@1 = %.2f", direction, p1)
 write_table(scores, snakemake.output[0], {"model": embeddings_meta["model"], "view": snakemake.wildcards.view,
                                           "encode_seconds": embeddings_meta.get("encode_seconds")})

@@ -2,8 +2,12 @@
 
 import polars as pl
 
-from clsd import figures, logs, shifts
-from clsd.io import read_table
+from clsd.analysis import shifts
+
+from clsd.core import logs
+
+from clsd.report import figures
+from clsd.core.io import read_table
 
 logs.to_file(snakemake.log[0])
 params = snakemake.params

@@ -6,8 +6,10 @@ import logging
 
 import polars as pl
 
-from clsd import logs, shifts
-from clsd.io import read_meta, read_table, write_table
+from clsd.analysis import shifts
+
+from clsd.core import logs
+from clsd.core.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 seed = snakemake.params.seed

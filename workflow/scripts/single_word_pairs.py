@@ -2,8 +2,10 @@
 
 import logging
 
-from clsd import logs, pos, swaps
-from clsd.io import read_meta, read_table, write_table
+from clsd.analysis import pos, swaps
+
+from clsd.core import logs
+from clsd.core.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
 pairs = swaps.find_pairs(read_table(snakemake.input.candidates))

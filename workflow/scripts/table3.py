@@ -2,9 +2,11 @@
 
 import polars as pl
 
-from clsd import logs, render, table3
+from clsd.analysis import table3
+
+from clsd.core import logs, render
 from clsd.core.languages import names
-from clsd.io import read_table
+from clsd.core.io import read_table
 
 logs.to_file(snakemake.log[0])
 candidates = {d: read_table(p) for d, p in zip(snakemake.params.datasets, snakemake.input.candidates)}

@@ -2,29 +2,33 @@
 
 import logging
 
-from clsd import datasets, logs, translate
+from clsd.core import logs
+
+from clsd.data import corpora
+
+from clsd.translate import pivot
 from clsd.config import translation_model
 from clsd.core.provenance import package_versions
-from clsd.io import read_meta, read_table, write_table
+from clsd.core.io import read_meta, read_table, write_table
 
 logs.to_file(snakemake.log[0])
-spec = translate.TranslatorSpec(**snakemake.params.spec)
+spec = pivot.TranslatorSpec(**snakemake.params.spec)
 candidates = read_table(snakemake.input.texts)
 if spec.backend == "published":
     languages, cache = snakemake.params.languages, snakemake.config["download_cache"]
-    path, source = datasets.local_copy(snakemake.params.pivot_csv, cache)
-    english = datasets.read_published_csv(path, languages)
-    original_path, original = datasets.local_copy(snakemake.params.published, cache)
-    translate.check_same_items(datasets.read_published_csv(original_path, languages), english, languages, original_path, path)
-    table = translate.published_translations(candidates, english, languages, path, spec.target_lang)
+    path, source = corpora.local_copy(snakemake.params.pivot_csv, cache)
+    english = corpora.read_published_csv(path, languages)
+    original_path, original = corpora.local_copy(snakemake.params.published, cache)
+    pivot.check_same_items(corpora.read_published_csv(original_path, languages), english, languages, original_path, path)
+    table = pivot.published_translations(candidates, english, languages, path, spec.target_lang)
     provenance = {"source": source.as_dict(), "originals": original.as_dict()}
 else:
     load_from, device = translation_model(snakemake.config), snakemake.config["device"]
     if spec.backend == "ctranslate2":
-        translator = translate.CTranslate2Translator(spec, device, snakemake.input.converted[0], load_from)
+        translator = pivot.CTranslate2Translator(spec, device, snakemake.input.converted[0], load_from)
     else:
-        translator = translate.TransformersTranslator(spec, device, load_from)
-    table = translate.translate_candidates(candidates, translator.translate, spec.target_lang)
+        translator = pivot.TransformersTranslator(spec, device, load_from)
+    table = pivot.translate_candidates(candidates, translator.translate, spec.target_lang)
     provenance = {}
 logging.info("%d distinct texts in the pivot language %s (%s, %s)", table.height, spec.target_lang, spec.backend, spec.model)
 write_table(

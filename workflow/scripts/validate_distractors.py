@@ -1,4 +1,4 @@
-"""Rule `validate_distractors`: check one distractor set (clsd.validate) and write the validated set and its report.
+"""Rule `validate_distractors`: check one distractor set (clsd.validate.rules) and write the validated set and its report.
 
 Generated sets were already validated while generating (rejects re-asked, recorded in their provenance):
 here they are checked again and their re-asks reported. Published sets are flagged, and changed only with
@@ -14,16 +14,18 @@ from pathlib import Path
 
 import polars as pl
 
-from clsd import logs, validation_report
+from clsd.core import logs
+
+from clsd.validate import report as validation_report
 from clsd.config import local_gguf, response_store
 from clsd.core.languages import language
 from clsd.generate import llm
 from clsd.generate.endpoint import connector, endpoint_id, judge_settings
-from clsd.generate.judge import Judge, verdict
+from clsd.validate.judge import Judge, verdict
 from clsd.generate.server import sigterm_as_interrupt
 from clsd.generate.store import ResponseStore
-from clsd.io import read_meta, read_table, write_table
-from clsd.validate import Validator
+from clsd.core.io import read_meta, read_table, write_table
+from clsd.validate.rules import Validator
 
 logs.to_file(snakemake.log[0])
 settings = snakemake.params.validation

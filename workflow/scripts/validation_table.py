@@ -4,7 +4,9 @@ of each row; Markdown: the lexicons and examples under the table)."""
 import json
 from pathlib import Path
 
-from clsd import logs, render, validation_report
+from clsd.core import logs, render
+
+from clsd.validate import report as validation_report
 
 logs.to_file(snakemake.log[0])
 reports = [json.loads(Path(path).read_text(encoding="utf-8")) for path in snakemake.input]

@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from clsd.errors import InputError
+from clsd.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]
 REGISTRY = ROOT / "resources" / "languages.yaml"

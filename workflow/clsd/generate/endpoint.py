@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from clsd.generate.client import ChatClient
-from clsd.generate.judge import JUDGE_MAX_TOKENS
+from clsd.validate.judge import JUDGE_MAX_TOKENS
 from clsd.generate.llm import Settings
 from clsd.generate.server import LlamaServer
-from clsd.io import sha256_file
+from clsd.core.io import sha256_file
 
 
 def endpoint_id(generation: dict[str, Any], manifests: list[str], gguf: str | None) -> str:

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from clsd.errors import InputError
+from clsd.core.errors import InputError
 from clsd.generate.store import Response, ResponseStore, Selection
 
 log = logging.getLogger(__name__)

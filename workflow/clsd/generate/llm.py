@@ -28,12 +28,12 @@ from typing import Any, Callable
 import polars as pl
 from tqdm import tqdm
 
-from clsd.datasets import LANGUAGE_NAMES, N_DISTRACTORS
+from clsd.data.corpora import LANGUAGE_NAMES, N_DISTRACTORS
 from clsd.generate.client import ChatClient, Interrupted
 from clsd.generate.parse import parse_answer
 from clsd.generate.store import Response, ResponseStore, request_key
-from clsd.text import normalise
-from clsd.validate import Validator
+from clsd.core.text import normalise
+from clsd.validate.rules import Validator
 
 log = logging.getLogger(__name__)
 

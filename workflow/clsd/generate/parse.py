@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from clsd.core.detect import detect
-from clsd.text import normalise
-from clsd.validate import other_language
+from clsd.core.text import normalise
+from clsd.validate.rules import other_language
 
 NUMBERED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?\(?(\d{1,2})\s*[.):\]]\s*(?:\*\*)?\s*(.*\S)\s*$")
 QUOTES = "\"'“”„«»‚‘’ "
@@ -44,7 +44,7 @@ def detect_language(text: str) -> str | None:
 
 def parse_answer(answer: str, original: str, lang: str) -> Parsed:
     """Numbered sentences that are non-empty, not a copy of `original`, not duplicates, and in `lang` (the
-    validator's language check, clsd.validate.other_language: any registry language or foreign script)."""
+    validator's language check, clsd.validate.rules.other_language: any registry language or foreign script)."""
     result = Parsed()
     seen = {normalise(original)}
     for text in numbered_lines(answer):

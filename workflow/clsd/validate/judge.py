@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from clsd.datasets import LANGUAGE_NAMES
+from clsd.data.corpora import LANGUAGE_NAMES
 from clsd.generate.llm import Generator
 
 YES = {"yes", "ja", "oui", "same", "equivalent"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from clsd.errors import InputError
+from clsd.core.errors import InputError
 
 
 def complete_items(parallel: pl.DataFrame, distractors: list[pl.DataFrame], languages: list[str], k: int) -> tuple[pl.DataFrame, list[int]]:

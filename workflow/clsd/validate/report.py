@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import polars as pl
 
-from clsd.validate import JUDGE_REASON, RULE_REASONS, SUSPECT, Verdict
+from clsd.validate.rules import JUDGE_REASON, RULE_REASONS, SUSPECT, Verdict
 
 REASONS = (*RULE_REASONS, JUDGE_REASON)
 ACTIONS = {"llm": "re-asked", "rules": "removed"}

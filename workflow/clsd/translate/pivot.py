@@ -19,9 +19,9 @@ from typing import Any, Callable
 import polars as pl
 from tqdm import tqdm
 
-from clsd.datasets import slot_columns
-from clsd.embed import resolve_device, text_key
-from clsd.errors import InputError
+from clsd.data.corpora import slot_columns
+from clsd.embed.models import resolve_device, text_key
+from clsd.core.errors import InputError
 
 log = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language, registry
 from clsd.core.words import words
-from clsd import langcheck
-from clsd.errors import InputError
-from clsd.io import sha256_file
+from clsd.data import langcheck
+from clsd.core.errors import InputError
+from clsd.core.io import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -339,7 +339,7 @@ def build_parallel(
     source: dict[str, Any], select: dict[str, Any], languages: list[str], cache_dir: str | Path
 ) -> tuple[pl.DataFrame, dict]:
     """The parallel table of a dataset (id, row, one column per language) and its provenance record (with the
-    language check of every column, clsd.langcheck)."""
+    language check of every column, clsd.data.langcheck)."""
     kind = source["kind"]
     limit = select.get("limit")
     if kind == "published_csv":

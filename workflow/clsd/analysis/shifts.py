@@ -14,9 +14,9 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from clsd.embed import lookup, text_key
-from clsd.intervals import bootstrap_ci
-from clsd.score import normalise
+from clsd.embed.models import lookup, text_key
+from clsd.core.intervals import bootstrap_ci
+from clsd.score.precision import normalise
 
 
 def derangement(n: int, seed: int) -> np.ndarray:
@@ -42,7 +42,7 @@ def pair_cosines(parallel: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, 
     return cosines, np.einsum("nd,nd->n", a, b[derangement(ordered.height, seed)])
 
 
-#: Columns of a shift table: the single-word pair (clsd.swaps, with its POS), its shifts, dataset and model.
+#: Columns of a shift table: the single-word pair (clsd.analysis.swaps, with its POS), its shifts, dataset and model.
 SHIFT_SCHEMA = {"id": pl.Int64, "lang": pl.String, "k": pl.Int64, "operation": pl.String, "position": pl.Int64,
                 "original": pl.String, "new": pl.String, "target": pl.String, "distractor": pl.String, "pos": pl.String,
                 "tagger": pl.String, "x_shift": pl.Float64, "m_shift": pl.Float64, "dataset": pl.String, "model": pl.String}

@@ -15,12 +15,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from clsd import __version__, intervals, render
-from clsd.candidates import content_sha256
+from clsd import __version__
+
+from clsd.core import intervals, render
+from clsd.data.candidates import content_sha256
 from clsd.core.items import direction_label
 from clsd.core.languages import language
 from clsd.core.provenance import package_versions
-from clsd.score import precision_at_1
+from clsd.score.precision import precision_at_1
 
 
 

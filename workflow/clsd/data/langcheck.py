@@ -15,7 +15,7 @@ from typing import Any
 
 from clsd.core.detect import detect, detectable
 from clsd.core.languages import name
-from clsd.errors import InputError
+from clsd.core.errors import InputError
 
 log = logging.getLogger(__name__)
 

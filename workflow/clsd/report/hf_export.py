@@ -34,9 +34,9 @@ from datasets import Dataset, Features, List, Value
 
 from clsd.core.items import split_direction
 from clsd.core.languages import language
-from clsd.errors import InputError
-from clsd.report import dataset_revision, dropped_detail, view_texts
-from clsd.score import direction_texts
+from clsd.core.errors import InputError
+from clsd.report.table2 import dataset_revision, dropped_detail, view_texts
+from clsd.score.precision import direction_texts
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ PAPER_BIBTEX = """@inproceedings{michail-etal-2025-examining,
 }"""
 #: Hub size categories: (upper bound, name), by the number of items.
 SIZES = [(10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), (10**6, "100K<n<1M"), (10**7, "1M<n<10M")]
-#: Counts a validated distractor set records (clsd.validate), shown in the card when present.
+#: Counts a validated distractor set records (clsd.validate.rules), shown in the card when present.
 VALIDATION_COUNTS = ("checked", "valid", "kept", "flagged", "removed", "reasked", "reorder_suspect")
 
 
@@ -78,7 +78,7 @@ class ViewTable:
 
 
 def subset_name(view: str, direction: str) -> str:
-    """`direct`, `de-fr` → `direct-de-fr` (clsd.report.mteb_result's hf_subset)."""
+    """`direct`, `de-fr` → `direct-de-fr` (clsd.report.table2.mteb_result's hf_subset)."""
     return f"{view}-{direction}"
 
 
@@ -109,7 +109,7 @@ def document_id(item: int, lang: str, slot: int) -> str:
 
 def subset_parts(table: pl.DataFrame, direction: str) -> dict[str, pl.DataFrame]:
     """The queries, corpus, qrels and top_ranked tables of one direction of a candidate table (InputError when an
-    item lacks its target or distractors, from clsd.score.direction_texts)."""
+    item lacks its target or distractors, from clsd.score.precision.direction_texts)."""
     src, tgt = split_direction(direction)
     ids, query_texts, candidate_texts = direction_texts(table, direction)
     queries = [query_id(int(item), src) for item in ids]

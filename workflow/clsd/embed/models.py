@@ -153,11 +153,11 @@ def load_model(spec: ModelSpec, device: str, exported: str | None = None):  # ->
     if spec.backend == "torch":
         precision = {"weights": dtype, "activations": dtype, "float32_matmul_precision": torch.get_float32_matmul_precision()}
     elif spec.backend == "onnx":
-        from clsd.onnx_backend import use_onnx
+        from clsd.embed.backends.onnx import use_onnx
 
         precision = use_onnx(model, exported, torch.get_num_threads(), spec.quantize)
     else:
-        from clsd.openvino_backend import use_openvino
+        from clsd.embed.backends.openvino import use_openvino
 
         precision = use_openvino(model, exported, torch.get_num_threads(), dtype, spec.quantize)
     if spec.prompt_name is not None and spec.prompt_name not in model.prompts:

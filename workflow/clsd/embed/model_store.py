@@ -18,7 +18,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from clsd.io import sha256_file
+from clsd.core.io import sha256_file
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 from rapidfuzz.distance import Indel
 
-from clsd.io import read_table
+from clsd.core.io import read_table
 
 #: Label of Table 3's last row: successful distractors outside the five bins, in percent of all of them.
 OUTSIDE_ROW = "outside (% of all)"

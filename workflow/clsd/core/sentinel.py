@@ -20,7 +20,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from clsd.io import sha256_file
+from clsd.core.io import sha256_file
 
 log = logging.getLogger(__name__)
 

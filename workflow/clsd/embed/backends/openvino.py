@@ -1,7 +1,7 @@
 """The OpenVINO backend: a sentence-transformers model whose transformer runs in OpenVINO on the CPU.
 
 sentence-transformers' own OpenVINO backend needs optimum-intel, which cannot be installed next to the
-transformers 5 this project pins; OpenVINO reads the ONNX export (clsd.onnx_backend) directly.
+transformers 5 this project pins; OpenVINO reads the ONNX export (clsd.embed.backends.onnx) directly.
 
 Precision is set explicitly, never left to OpenVINO's CPU defaults: on a CPU with bf16 instructions
 (AVX512-BF16, AMX) its default inference precision is bf16, so a model "in float32" would silently run in bf16.
@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from clsd.onnx_backend import transformer_module
+from clsd.embed.backends.onnx import transformer_module
 
 HINTS = {"float32": "f32", "bfloat16": "bf16"}
 DYNAMIC_GROUP = 32

@@ -6,11 +6,11 @@ semantic discrimination: a model that ranks it first is not wrong about meaning,
 The rules reject only what certainly keeps the meaning. A reorder they cannot prove harmless (a subject and an
 object trading places, two numbers trading places, a negation moving to another verb) is kept and noted as
 `reorder_suspect`: role swaps are exactly where the paper found models fail. The rules run on every distractor
-set (LLM, rule-based and published); an optional LLM judge (clsd.generate.judge) then sees every distractor
+set (LLM, rule-based and published); an optional LLM judge (clsd.validate.judge) then sees every distractor
 the rules kept, suspects included, and catches paraphrases the rules cannot see.
 
 Reasons, checked in this order (the first that applies is reported):
-- copy: equal to the target up to case, spacing and final punctuation (clsd.text.normalise);
+- copy: equal to the target up to case, spacing and final punctuation (clsd.core.text.normalise);
 - surface_only: the same units in the same order; only punctuation, case, whitespace, apostrophe style or
   hyphenation differ. Units are words, numbers (with their decimal and thousands separators: `0,68`,
   `26.469,89`, `1 000`), signs before a number (`+`, `-`, `−`), currency symbols, `%`, `‰` and `°`: `50 €` →
@@ -45,7 +45,7 @@ from typing import Callable
 
 from clsd.core.detect import detect, detectable
 from clsd.core.languages import registry
-from clsd.text import normalise
+from clsd.core.text import normalise
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ import polars as pl
 from clsd.core.languages import language
 from clsd.core.words import words
 
-from clsd.swaps import single_word_change
-from clsd.table3 import similarity
-from clsd.text import normalise
+from clsd.analysis.swaps import single_word_change
+from clsd.analysis.table3 import similarity
+from clsd.core.text import normalise
 
 WORD = re.compile(r"\w\w+")
 

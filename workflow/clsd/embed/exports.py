@@ -17,7 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Callable
 
-from clsd.io import sha256_file
+from clsd.core.io import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def plain_onnx(store: str | Path, key: str, source: dict[str, Any]) -> Path | No
 def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, plain: Path | None = None) -> dict[str, Any]:
     """Export the torch SentenceTransformer `load_model()` returns as `wanted` says into `folder` (deriving it
     from the float32 ONNX export `plain` instead, when given); returns the record."""
-    from clsd import onnx_backend
+    from clsd.embed.backends import onnx as onnx_backend
 
     backend, quantize = wanted["backend"], wanted["quantize"]
     partial = folder.with_name(folder.name + ".partial")
@@ -81,7 +81,7 @@ def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, p
         done = {"export": json.loads((plain.parent / RECORD).read_text(encoding="utf-8"))["export"], "derived_from": str(plain)}
     target = partial / FILES[backend]
     if backend == "openvino":
-        from clsd import openvino_backend
+        from clsd.embed.backends import openvino as openvino_backend
 
         done["conversion"] = openvino_backend.convert(raw, target, quantize)
     elif quantize == "int8":

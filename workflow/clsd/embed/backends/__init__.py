@@ -1,0 +1,1 @@
+"""Where an embedding model's transformer runs: PyTorch, ONNX Runtime or OpenVINO."""

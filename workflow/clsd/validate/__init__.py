@@ -1,0 +1,2 @@
+"""Stage validate (rules/validate.smk): which distractors cannot differ in meaning from their target, the optional
+LLM judge, and the validation report."""
