@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from clsd.core.text import is_word_character
 from clsd.core.words import words
 
 
@@ -28,8 +29,9 @@ class Change:
 
 
 def word_form(token: str) -> str:
-    """What a token says as a word: its letters and digits, case-folded."""
-    return "".join(char for char in token.casefold() if char.isalnum())
+    """What a token says as a word: its letters, digits and combining marks (clsd.core.text.is_word_character:
+    a vowel sign is part of the word), case-folded."""
+    return "".join(char for char in token.casefold() if is_word_character(char))
 
 
 def single_word_change(target: str, distractor: str, lang: str) -> Change | None:

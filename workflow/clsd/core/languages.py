@@ -18,8 +18,32 @@ import yaml
 from clsd.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]
-REGISTRY = ROOT / "resources" / "languages.yaml"
-SCHEMA = ROOT / "workflow" / "schemas" / "languages.schema.yaml"
+#: Data files this module reads: part of the code identity of every rule that uses it (clsd.core.code), so editing a
+#: language's entry reruns what it changes.
+DATA_FILES = ("resources/languages.yaml", "workflow/schemas/languages.schema.yaml")
+REGISTRY, SCHEMA = (ROOT / name for name in DATA_FILES)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The distractor validator's word lists of one language (the registry entry's `validation` mapping; empty
+    when it has none: the validator then proves fewer reorders harmless and keeps them as suspects)."""
+
+    case_sensitive: frozenset[str] = frozenset()
+    adverbial_heads: frozenset[str] = frozenset()
+    time_words: frozenset[str] = frozenset()
+    clause_words: frozenset[str] = frozenset()
+    noun_phrase_starts: frozenset[str] = frozenset()
+    reporting: frozenset[str] = frozenset()
+    verb_second: bool = False
+    second_chance_zipf: float | None = None
+    foreign_lexicon: bool = False
+    optional_marks: bool = False
+
+    @classmethod
+    def read(cls, entry: dict) -> "Validation":
+        """From a registry entry's `validation` mapping (word lists become sets)."""
+        return cls(**{key: frozenset(value) if isinstance(value, list) else value for key, value in entry.items()})
 
 
 @dataclass(frozen=True)
@@ -42,6 +66,7 @@ class Language:
     offline_tagger: str | None = None
     rules: str | None = None
     published: str | None = None
+    validation: Validation = Validation()
 
 
 @lru_cache(maxsize=1)
@@ -60,6 +85,7 @@ def registry() -> dict[str, Language]:
             elisions=frozenset(entry.get("elisions", [])), compound_links=tuple(entry.get("compound_links", [])),
             coordinators=frozenset(entry.get("coordinators", [])), stanza=entry["tagger"].get("stanza"),
             offline_tagger=entry["tagger"].get("offline"), rules=entry.get("rules"), published=entry.get("published"),
+            validation=Validation.read(entry.get("validation", {})),
         )
         for iso, entry in data.items()
     }

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from clsd.core.detect import detect
+from clsd.core.detect import other_language
 from clsd.core.text import normalise
-from clsd.validate.rules import other_language
 
 NUMBERED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?\(?(\d{1,2})\s*[.):\]]\s*(?:\*\*)?\s*(.*\S)\s*$")
 QUOTES = "\"'“”„«»‚‘’ "
@@ -37,21 +36,18 @@ def numbered_lines(answer: str) -> list[str]:
     return items
 
 
-def detect_language(text: str) -> str | None:
-    """ISO 639-1 code of `text` among every language of the registry (lingua's fast mode), None when undecided."""
-    return detect(text, low_accuracy=True)
-
-
 def parse_answer(answer: str, original: str, lang: str) -> Parsed:
-    """Numbered sentences that are non-empty, not a copy of `original`, not duplicates, and in `lang` (the
-    validator's language check, clsd.validate.rules.other_language: any registry language or foreign script)."""
+    """Numbered sentences that are non-empty, not a copy of `original` (up to case, spacing and the language's
+    final punctuation), not duplicates, and in `lang` (the validator's language check,
+    clsd.core.detect.other_language: any registry language or foreign script)."""
     result = Parsed()
-    seen = {normalise(original)}
+    copy = normalise(original, lang)
+    seen = {copy}
     for text in numbered_lines(answer):
-        key = normalise(text)
+        key = normalise(text, lang)
         if not key:
             reason = "empty"
-        elif key == normalise(original):
+        elif key == copy:
             reason = "copy"
         elif key in seen:
             reason = "duplicate"

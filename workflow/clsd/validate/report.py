@@ -9,12 +9,12 @@ from typing import Any, Callable
 
 import polars as pl
 
-from clsd.validate.rules import JUDGE_REASON, RULE_REASONS, SUSPECT, Verdict
+from clsd.validate.verdicts import JUDGE_REASON, RULE_REASONS, SUSPECTS, Verdict
 
 REASONS = (*RULE_REASONS, JUDGE_REASON)
 ACTIONS = {"llm": "re-asked", "rules": "removed"}
 #: The table's columns after Dataset and Language: what was checked and what happened to it.
-COUNTS = ("Checked", "Valid", "Valid (%)", "Flagged", "Removed", "Re-asked", SUSPECT)
+COUNTS = ("Checked", "Valid", "Valid (%)", "Flagged", "Removed", "Re-asked", *SUSPECTS)
 
 
 def action(kind: str, apply_to_published: bool) -> str:
@@ -54,12 +54,13 @@ def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[
     caught = sum(in_file.values())
     checked = flagged.height + sum(reasked.values())
     valid = flagged.height - caught
-    suspects = flagged.filter(pl.col("flag").is_null() & (pl.col("note") == SUSPECT))
+    kept = flagged.filter(pl.col("flag").is_null())
     examples: dict[str, list[dict[str, Any]]] = {}
     sources = [{"id": row["id"], "reason": row["reason"], "text": row["text"], "detail": None} for row in rejected]
     sources += [{"id": i, "reason": r, "text": t, "detail": d}
                 for i, r, t, d in flagged.filter(pl.col("flag").is_not_null()).select("id", "flag", "text", "detail").iter_rows()]
-    sources += [{"id": i, "reason": SUSPECT, "text": t, "detail": None} for i, t in suspects.select("id", "text").iter_rows()]
+    sources += [{"id": i, "reason": n, "text": t, "detail": d}
+                for i, n, t, d in kept.filter(pl.col("note").is_not_null()).select("id", "note", "text", "detail").iter_rows()]
     for row in sources:
         shown = examples.setdefault(row["reason"], [])
         if len(shown) < n_examples:
@@ -68,7 +69,7 @@ def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[
     return {
         "action": act, "checked": checked, "valid": valid, "share_valid": valid / checked if checked else None,
         "flagged": caught if act == "flagged" else 0, "removed": 0 if act == "flagged" else caught,
-        "reasked": sum(reasked.values()), SUSPECT: suspects.height,
+        "reasked": sum(reasked.values()), **{note: kept.filter(pl.col("note") == note).height for note in SUSPECTS},
         "reasons": dict(in_file + reasked), "in_file": dict(in_file), "reasked_reasons": dict(reasked), "examples": examples,
     }
 
@@ -82,7 +83,7 @@ def table(reports: list[dict[str, Any]]) -> pl.DataFrame:
                "Checked": report["checked"], "Valid": report["valid"],
                "Valid (%)": None if report["share_valid"] is None else 100 * report["share_valid"],
                "Flagged": report["flagged"], "Removed": report["removed"], "Re-asked": report["reasked"],
-               SUSPECT: report[SUSPECT]}
+               **{note: report.get(note, 0) for note in SUSPECTS}}
         row |= {reason: report["reasons"].get(reason, 0) for reason in REASONS}
         row |= {"judge_unclear": report.get("judge_unclear", 0), "Lexicon": report.get("lexicon")}
         rows.append(row)

@@ -1,0 +1,28 @@
+"""What the validator can say about a distractor: the rejection reasons, the suspect note and the Verdict record
+(its own module so the validation report reads them without loading the rules' lexicons and word breakers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Rejection reasons of the rules (clsd.validate.rules), in the order they are checked.
+RULE_REASONS = ("copy", "surface_only", "reorder", "wrong_language", "non_word")
+#: Rejection reason of the LLM judge (clsd.validate.judge).
+JUDGE_REASON = "judged_equivalent"
+#: Kept and counted, never rejected: a reorder the rules cannot prove harmless (the judge decides when it is on).
+SUSPECT = "reorder_suspect"
+#: Kept and counted, never rejected: words no lexicon knows in a script without case, where a name cannot be told
+#: from a misspelling (ग्रीनलैंड, গিংরিচ are names, not typos).
+UNKNOWN_SUSPECT = "non_word_suspect"
+#: Every note a valid distractor may carry, as the validation report counts them.
+SUSPECTS = (SUSPECT, UNKNOWN_SUSPECT)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the validator says about one distractor: `reason` rejects it (None: valid); `note` is one of SUSPECTS
+    for a distractor kept on a guess; `detail` names the unknown words or the other language."""
+
+    reason: str | None = None
+    note: str | None = None
+    detail: str | None = None
