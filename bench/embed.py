@@ -8,7 +8,7 @@ config/wmt-local.yaml (first 50 of WMT19 and WMT21, both directions; change in p
 within 0.5), and the cosine of each backend's vectors with torch's float32 ones (lowest over the texts).
 Exports come from clsd.embed.exports into the model store, as the workflow makes them. A backend is named
 `backend[-int8][:dtype]` (e.g. openvino:bfloat16); each records the precision it really computed in, and the
-result the CPU's instruction sets (clsd.embed.models.cpu_features): speed, and a runtime's default precision, depend on them.
+result the CPU's instruction sets (clsd.core.provenance.cpu_features): speed, and a runtime's default precision, depend on them.
 
 Usage: python bench/embed.py [--model embeddinggemma-300m|all-MiniLM-L6-v2] [--n 2000] [--step-n 500]
        [--backends torch,onnx,onnx-int8,openvino,openvino-int8,openvino:bfloat16,openvino-int8:bfloat16]
@@ -18,7 +18,6 @@ Prints and writes bench/results/embed.json (or --out).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import sys
@@ -28,14 +27,12 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-
-from clsd.data import candidates, corpora
-
-from clsd.embed import exports, models
-
-from clsd.score import precision
 from clsd.core.io import read_table, write_table
+from clsd.core.provenance import cpu_features
+from clsd.data import candidates, corpora
+from clsd.embed import backends, exports, models
 from clsd.embed.model_store import RECIPES, materialise
+from clsd.score import precision
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared/data"
@@ -65,7 +62,7 @@ def published_items() -> list[pl.DataFrame]:
     return tables
 
 
-def precision(model, spec: models.ModelSpec, tag: str, tables: list[pl.DataFrame]) -> float:
+def published_p1(model, spec: models.ModelSpec, tag: str, tables: list[pl.DataFrame]) -> float:
     """Mean P@1 (percent) over both samples and both directions."""
     values = []
     for table in tables:
@@ -103,10 +100,7 @@ def variant(name: str) -> tuple[str, str, str]:
 
 def exported(spec: models.ModelSpec, manifest: dict) -> str:
     """The export file of `spec`'s backend, built (or reused) in the model store exactly as export_model does."""
-    torch_spec = dataclasses.replace(spec, backend="torch", quantize="none", dtype="float32")
-    folder, _, _ = exports.ensure(STORE, spec.key, spec.backend, spec.quantize, {"weights_sha256": manifest["weights_sha256"]},
-                                  lambda: models.load_model(torch_spec, "cpu")[0])
-    return str(folder / exports.FILES[spec.backend])
+    return exports.ensure(STORE, spec, {"weights_sha256": manifest["weights_sha256"]})["file"]
 
 
 def main() -> None:
@@ -127,7 +121,7 @@ def main() -> None:
     prompt = "BitextMining" if args.model == "embeddinggemma-300m" else None
     texts = sentences(args.n)
     tables = published_items()
-    cpu = models.cpu_features()
+    cpu = cpu_features()
     log.info("CPU: %s, %d logical CPUs, %s (torch: %s)", cpu["model"], cpu["logical_cpus"], cpu["instruction_sets"], cpu["torch_capability"])
     results = []
     reference = None
@@ -138,7 +132,7 @@ def main() -> None:
             backend, quantize, dtype = variant(name)
             spec = models.ModelSpec(key=args.model, name=recipe.hf_name, load_from=str(folder), prompt_name=prompt, batch_size=16,
                                    backend=backend, quantize=quantize, dtype=dtype)
-            export_file = exported(spec, manifest) if backend != "torch" else None
+            export_file = exported(spec, manifest) if backends.needs_export(backend) else None
             model, runs_on = models.load_model(spec, "auto", export_file)
             bare_encode(model, spec, texts[:32])  # warm-up
             bare, vectors = bare_encode(model, spec, texts)
@@ -146,7 +140,7 @@ def main() -> None:
                 reference = vectors
             step = workflow_step(model, spec, runs_on["tag"], texts_path, Path(tmp) / "emb.parquet")
             step_bare, _ = bare_encode(model, spec, texts[: args.step_n])
-            p1 = precision(model, spec, runs_on["tag"], tables)
+            p1 = published_p1(model, spec, runs_on["tag"], tables)
             cosine = float((vectors * reference).sum(axis=1).min()) if reference is not None else None
             results.append({"backend": name, "device": runs_on["device"], "dtype": runs_on["dtype"], "tag": runs_on["tag"],
                             "precision": runs_on["precision"], "texts_per_s": len(texts) / bare,

@@ -1,17 +1,25 @@
-"""Encoding with a real model (all-MiniLM-L6-v2 from PyPI): keys, prefixes, prompts, device choice, and the
-precision each backend really computes in (float32 means float32; bfloat16 only when asked, and labelled)."""
+"""Encoding with a real model (all-MiniLM-L6-v2 from PyPI): keys, prefixes, prompts, device choice, the backend
+registry, model identity, and the precision each backend really computes in (float32 means float32; bfloat16 only
+when asked, and labelled)."""
 
 import copy
+import dataclasses
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-
 from clsd import config as cfg
-from clsd.embed import exports, models
-from clsd.embed.backends import onnx as onnx_backend, openvino as openvino_backend
+from clsd.core.device import resolve_device
 from clsd.core.errors import InputError
+from clsd.core.keys import lookup, text_key
+from clsd.core.provenance import cpu_features
+from clsd.embed import backends, exports, models
+from clsd.embed.backends import onnx as onnx_backend
+from clsd.embed.backends import openvino as openvino_backend
+from clsd.embed.backends import torch as torch_backend
 from clsd.embed.model_store import RECIPES
 from conftest import ROOT
 
@@ -24,13 +32,13 @@ def test_device_auto_prefers_cuda_then_mps_then_cpu(monkeypatch, cuda, mps, expe
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
-    assert models.resolve_device("auto") == expected
-    assert models.resolve_device("cpu") == "cpu"  # an explicit device is never second-guessed
+    assert resolve_device("auto") == expected
+    assert resolve_device("cpu") == "cpu"  # an explicit device is never second-guessed
 
 
 def test_key_covers_the_exact_encoded_text():
-    assert models.text_key("query: ", "Hallo") == models.text_key("", "query: Hallo")
-    assert models.text_key("query: ", "Hallo") != models.text_key("", "Hallo")
+    assert text_key("query: ", "Hallo") == text_key("", "query: Hallo")
+    assert text_key("query: ", "Hallo") != text_key("", "Hallo")
 
 
 def test_applied_prefix_combines_prompt_and_prefix():
@@ -51,7 +59,7 @@ def test_encoding_with_prefix_equals_encoding_the_prefixed_text(minilm, minilm_f
     np.testing.assert_allclose(a, b, atol=1e-5)
     assert not np.allclose(a, c, atol=1e-3)
     table = models.embedding_table(texts, "query: ", a)
-    np.testing.assert_allclose(models.lookup(table, [models.text_key("query: ", texts[1])])[0], a[1])
+    np.testing.assert_allclose(lookup(table, [text_key("query: ", texts[1])])[0], a[1])
 
 
 def test_unknown_prompt_name_is_an_error(minilm_folder):
@@ -67,28 +75,30 @@ def test_unknown_prompt_name_is_an_error(minilm_folder):
 def test_half_precision_only_on_cuda(dtype, device, expected, caplog):
     """torch computes half precision on CUDA only: on this CPU (AVX512-BF16, no AMX) its bfloat16 ran at 0.72x of
     float32 and OpenVINO's float16 at 0.76x, so float16 is not offered on the CPU and bfloat16 only by openvino."""
-    assert models.resolve_dtype(dtype, device) == expected
+    assert torch_backend.place(device, dtype) == (device, expected, expected)  # the weights are loaded in it too
     assert ("used on CUDA only" in caplog.text) == (dtype != expected)
 
 
 def test_openvino_runs_bfloat16_on_the_cpu_when_asked_and_onnx_only_float32(caplog):
-    assert models.resolve_dtype("bfloat16", "cpu", "openvino") == "bfloat16"
-    assert models.resolve_dtype("float32", "cpu", "openvino") == "float32"
+    assert openvino_backend.place("cuda", "bfloat16") == ("cpu", "bfloat16", "float32")  # torch weights: released
+    assert onnx_backend.place("auto", "float32") == ("cpu", "float32", "float32")
     assert "CUDA only" not in caplog.text  # no fallback for the export backends: what is asked runs, or nothing
-    with pytest.raises(ValueError, match="backend onnx runs in float32, not bfloat16"):
-        models.resolve_dtype("bfloat16", "cpu", "onnx")
-    with pytest.raises(ValueError, match="backend openvino runs in float32 or bfloat16, not float16"):
-        models.resolve_dtype("float16", "cpu", "openvino")
+    for backend, dtype, offered in (("onnx", "bfloat16", "float32"), ("openvino", "float16", "float32 or bfloat16")):
+        spec = models.ModelSpec(key="k", name="n", load_from="not loaded", backend=backend, dtype=dtype)
+        with pytest.raises(ValueError, match=f"backend {backend} runs in {offered}, not {dtype}"):
+            models.load_model(spec, "cpu", "model.onnx")
 
 
 @pytest.mark.parametrize(("settings", "message"), [
     ({"backend": "openvino", "dtype": "bfloat16"}, None),
     ({"backend": "openvino", "dtype": "bfloat16", "quantize": "int8"}, None),
-    ({"backend": "onnx", "dtype": "bfloat16"}, r"models\.m\.dtype: bfloat16 is for the torch backend on CUDA or the openvino backend"),
-    ({"backend": "openvino", "dtype": "float16"}, r"models\.m\.dtype: float16 is for the torch backend on CUDA; openvino runs in float32"),
+    ({"backend": "onnx", "dtype": "bfloat16"}, r"models\.m\.dtype: bfloat16 is for the torch or openvino backend; onnx runs in float32$"),
+    ({"backend": "openvino", "dtype": "float16"}, r"models\.m\.dtype: float16 is for the torch backend; openvino runs in float32 or bfloat16"),
+    ({"backend": "torch", "quantize": "int8"}, r"models\.m\.quantize: int8 needs backend onnx or openvino, not torch"),
 ])
-def test_config_allows_bfloat16_for_openvino_only_among_export_backends(settings, message):
-    model = {"name": "all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "quantize": "none", **settings}
+def test_config_allows_only_the_dtypes_and_quantisations_a_backend_offers(settings, message):
+    model = {"name": "all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "quantize": "none", "dtype": "float32",
+             **settings}
     if message is None:
         cfg.check_model("m", copy.deepcopy(model))
     else:
@@ -103,19 +113,19 @@ def test_row_keys_of_different_encoders_never_meet():
         ("openvino", "none", "bfloat16"), ("openvino", "int8", "bfloat16")]}
     assert len(tags) == 9 and "" in tags  # plain torch float32 keeps the plain key
     assert {"openvino", "openvino-bfloat16", "openvino-int8-bfloat16"} <= tags
-    keys = {models.text_key(models.row_key_prefix(tag, "query: "), "Hallo") for tag in tags}
-    assert len(keys) == 9 and models.text_key("query: ", "Hallo") in keys
+    keys = {text_key(models.row_key_prefix(tag, "query: "), "Hallo") for tag in tags}
+    assert len(keys) == 9 and text_key("query: ", "Hallo") in keys
 
 
 def test_cpu_features_name_the_instruction_sets_that_decide_speed_and_precision(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nmodel name\t: Some Xeon\nflags\t\t: fpu sse2 avx2 fma avx512f avx512_bf16 amx_bf16 "
                        "amx_int8 avx512_vnni\n\nprocessor\t: 1\nmodel name\t: Some Xeon\nflags\t\t: fpu sse2\n", encoding="utf-8")
-    found = models.cpu_features(cpuinfo)
+    found = cpu_features(cpuinfo)
     assert found["model"] == "Some Xeon"
     assert found["instruction_sets"] == ["amx_bf16", "amx_int8", "avx2", "avx512_bf16", "avx512_vnni", "avx512f", "fma"]
     assert found["torch_capability"] and found["logical_cpus"] >= 1
-    assert models.cpu_features(tmp_path / "absent")["instruction_sets"] is None  # unknown, not "none"
+    assert cpu_features(tmp_path / "absent")["instruction_sets"] is None  # unknown, not "none"
 
 
 def test_openvino_fails_rather_than_mislabel_a_precision_it_did_not_use():
@@ -138,7 +148,7 @@ def test_auto_device_with_a_cuda_dtype_loads_float32_on_this_cpu(minilm_folder, 
     assert {key: runs_on[key] for key in ("device", "dtype", "backend", "quantize", "tag")} == {
         "device": "cpu", "dtype": "float32", "backend": "torch", "quantize": "none", "tag": ""}
     assert runs_on["precision"] == {"weights": "float32", "activations": "float32", "float32_matmul_precision": "highest"}
-    assert runs_on["cpu"] == models.cpu_features()
+    assert runs_on["cpu"] == cpu_features()
     assert next(model.parameters()).dtype == torch.float32
 
 
@@ -146,6 +156,100 @@ def test_an_export_backend_without_its_export_is_an_error(minilm_folder):
     spec = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), backend="onnx")
     with pytest.raises(ValueError, match="backend onnx needs its export"):
         models.load_model(spec, "cpu")
+
+
+FAKE_BACKEND = '''
+"""A backend for the test: PyTorch's model, marked as run from an export it was handed; exports a marker file."""
+from clsd.embed.backends import Placement
+
+FILE = "model.fake"
+PACKAGES = ("numpy",)
+
+
+def place(device, dtype):
+    return Placement("cpu", dtype, "float32")
+
+
+def load(model, exported, dtype, quantize):
+    model.ran_by_fake = (exported, dtype, quantize)
+
+
+def describe(model, dtype, quantize):
+    return {"weights": quantize, "activations": dtype, "runtime": "fake"}
+
+
+def build(onnx_file, folder, quantize):
+    (folder / FILE).write_text(f"{onnx_file.name} {quantize}", encoding="utf-8")
+    return {"conversion": {"from": onnx_file.name}}
+'''
+
+
+@pytest.fixture
+def fake_backend(tmp_path, monkeypatch):
+    """A new backend as the README says to add one: one module and one registry line."""
+    (tmp_path / "fake_backend.py").write_text(FAKE_BACKEND, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "fake_backend", raising=False)
+    monkeypatch.setitem(backends.BACKENDS, "fake", backends.Backend("fake_backend", from_export=True, dtypes=("float32",),
+                                                                    quantizations=("none", "int4")))
+    return "fake"
+
+
+def test_a_backend_is_one_module_and_one_registry_line(fake_backend, minilm_folder, tmp_path):
+    """The config accepts it (its own quantisation too) and the export rule needs its export; load_model runs it
+    and records what it describes; exports.build makes its export with it, from the float32 ONNX export."""
+    config = {"datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": "x.csv"}}},
+              "models": {"m": {"name": "n", "source": "local", "path": str(minilm_folder), "backend": "fake", "quantize": "int4"}}}
+    assert cfg.validate(config)["models"]["m"]["backend"] == "fake" and backends.needs_export("fake")
+    with pytest.raises(InputError, match=r"models\.m\.quantize: int4 needs backend fake, not onnx"):
+        cfg.validate(config | {"models": {"m": config["models"]["m"] | {"backend": "onnx"}}})
+    spec = models.ModelSpec(key="m", name="n", load_from=str(minilm_folder), backend="fake", quantize="int4")
+    model, runs_on = models.load_model(spec, "auto", "exports/model.fake")
+    assert model.ran_by_fake == (Path("exports/model.fake"), "float32", "int4")
+    assert (runs_on["backend"], runs_on["device"], runs_on["tag"]) == ("fake", "cpu", "fake-int4")
+    assert runs_on["precision"] == {"weights": "int4", "activations": "float32", "runtime": "fake"}
+    plain = tmp_path / "store" / "onnx-none" / "model.onnx"
+    plain.parent.mkdir(parents=True)
+    plain.write_bytes(b"graph")
+    (plain.parent / exports.RECORD).write_text(json.dumps({"export": {"exporter": "test"}}), encoding="utf-8")
+    wanted = exports.identity({"files": {}}, "fake", "int4")
+    record = exports.build(lambda: pytest.fail("derived from the float32 ONNX export: no model loaded"), wanted,
+                           tmp_path / "store" / "fake-int4", plain)
+    assert (tmp_path / "store" / "fake-int4" / "model.fake").read_text(encoding="utf-8") == "model.onnx int4"
+    assert record["conversion"] == {"from": "model.onnx"} and set(record["files"]) == {"model.fake"}
+    assert set(wanted["packages"]) == {"numpy"}
+
+
+def test_the_config_choices_and_the_export_rule_derive_from_the_registry():
+    model = cfg.load_schema()["$defs"]["model"]["properties"]
+    assert model["backend"]["enum"] == list(backends.BACKENDS) == ["torch", "onnx", "openvino"]
+    assert model["dtype"]["enum"] == ["float32", "float16", "bfloat16"] and model["quantize"]["enum"] == ["none", "int8"]
+    assert [name for name in backends.BACKENDS if backends.needs_export(name)] == ["onnx", "openvino"]
+    with pytest.raises(ValueError, match=r"unknown backend 'tensorrt'; known: \['onnx', 'openvino', 'torch'\]"):
+        backends.needs_export("tensorrt")
+    with pytest.raises(ValueError, match="backend torch runs the model as loaded: it has no export"):
+        backends.exporter("torch")
+
+
+def test_model_identity_leaves_out_where_a_model_loads_from_and_a_local_models_display_name(minilm_folder):
+    """A local model's `name` only labels it (its folder's checksum sentinel stands for the content): renaming it
+    reruns nothing. A PyPI or hub model's name says which model it is, and stays; no identity holds a path."""
+    config = cfg.validate({
+        "datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": "x.csv"}}},
+        "models": {"local": {"name": "MiniLM", "source": "local", "path": str(minilm_folder), "backend": "onnx"},
+                   "pypi": {"name": "all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2"}}})
+    renamed = copy.deepcopy(config)
+    renamed["models"]["local"]["name"] = "another label"
+    assert models.model_identity(config, "local") == models.model_identity(renamed, "local")
+    assert "name" not in models.model_identity(config, "local") and "load_from" not in models.model_identity(config, "local")
+    assert models.model_spec(config, "local").load_from == str(minilm_folder)
+    assert models.model_spec(renamed, "local").name == "another label"  # still what the jobs show
+    assert models.export_identity(config, "local") == {"revision": None, "trust_remote_code": False, "backend": "onnx",
+                                                       "quantize": "none"}
+    assert models.model_identity(config, "pypi")["name"] == "all-MiniLM-L6-v2"
+    config["models"]["pypi"]["source"] = "hub"  # loaded by its hub id
+    assert models.model_spec(config, "pypi").load_from == "all-MiniLM-L6-v2"
+    assert models.export_identity(config, "pypi")["name"] == "all-MiniLM-L6-v2"
 
 
 def sample_texts(n: int = 20) -> list[str]:
@@ -160,11 +264,8 @@ def minilm_exports(tmp_path_factory, minilm_folder):
     store = tmp_path_factory.mktemp("store")
     source = {"weights_sha256": RECIPES["all-MiniLM-L6-v2"].weights_sha256}
     spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
-    files = {}
-    for backend, quantize in (("onnx", "none"), ("onnx", "int8"), ("openvino", "none")):
-        folder, _, _ = exports.ensure(store, "minilm", backend, quantize, source, lambda: models.load_model(spec, "cpu")[0])
-        files[backend, quantize] = folder / exports.FILES[backend]
-    return files
+    return {(backend, quantize): Path(exports.ensure(store, dataclasses.replace(spec, backend=backend, quantize=quantize), source)["file"])
+            for backend, quantize in (("onnx", "none"), ("onnx", "int8"), ("openvino", "none"))}
 
 
 def encode_with(folder, backend: str, quantize: str, dtype: str, exported, texts: list[str]):

@@ -3,8 +3,11 @@ package their rules import.
 
 The imports of a rule are derived from its code (ast): its script, and transitively the clsd functions and classes
 the script reaches. An import inside a function counts only when that function is reached (torch, imported inside
-`embed.load_model`, is needed by the embedding rule, not by the scoring rule that only calls `embed.lookup`);
-module-level imports count whenever the module is imported.
+`embed.load_model`, is needed by the embedding rule, not by the scoring rule that only calls `core.keys.lookup`);
+module-level imports count whenever the module is imported. A module imported by name from a registry (an embedding
+backend) counts where its loader is called, with the functions called on it.
+
+The same derivation checks the layout of the package: a stage imports only earlier stages and core, core no stage.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import ROOT
 
 ENVS = sorted((ROOT / "envs").glob("*.yaml"))
@@ -154,8 +156,30 @@ def units(module: str) -> dict[str | None, tuple[set[str], set[tuple[str, str | 
         None: (third_party(module_level, module), references(module_level, bound, local, module))}
     for node in defined:
         body = node.body if isinstance(node, ast.ClassDef) else [*node.body, node.args]
-        found[node.name] = (third_party(body, module), references(body, bound | bindings(body, module), local, module))
+        used = references(body, bound | bindings(body, module), local, module)
+        found[node.name] = (third_party(body, module), used | by_name(used, body))
     return found
+
+
+def registry_loaders() -> dict[tuple[str, str], list[str]]:
+    """Functions that import modules by name from a registry (importlib, invisible to `ast`), with those modules:
+    the backend registry's `runtime` and `exporter` import any registered backend's module."""
+    from clsd.embed.backends import BACKENDS
+
+    modules = [entry.module for entry in BACKENDS.values()]
+    return {("clsd.embed.backends", "runtime"): modules, ("clsd.embed.backends", "exporter"): modules}
+
+
+def by_name(used: set[tuple[str, str | None]], statements: list[ast.AST]) -> set[tuple[str, str | None]]:
+    """What a unit reaches through a registry loader it calls: each module the loader may import, and in it the
+    functions the unit calls by attribute (`backends.runtime(name).load(...)` reaches every backend's `load`)."""
+    attributes = {node.attr for statement in statements for node in ast.walk(statement) if isinstance(node, ast.Attribute)}
+    reached: set[tuple[str, str | None]] = set()
+    for loader, modules in registry_loaders().items():
+        if loader in used:
+            for module in modules:
+                reached |= {(module, None)} | {(module, name) for name in attributes if name in units(module)}
+    return reached
 
 
 def rule_imports(script: Path) -> set[str]:
@@ -196,14 +220,17 @@ def test_env_pins_match_pyproject(env):
 
 
 def test_rule_imports_follow_what_each_script_reaches():
-    """The derivation sees through clsd modules and lazy imports: scipy and matplotlib reach Table 2 through
-    clsd.core.intervals and clsd.figures; torch reaches embedding (inside embed.load_model) but not scoring, whose
-    script uses only embed.lookup; OpenVINO (imported inside OvTransformer) only through the openvino backend."""
+    """The derivation sees through clsd modules, lazy imports and the backend registry: scipy and matplotlib reach
+    Table 2 through clsd.core.intervals and clsd.figures; torch reaches embedding (inside embed.load_model) but not
+    scoring, whose script uses only core.keys; ONNX Runtime and OpenVINO (imported inside the runtimes that
+    `backends.runtime(...).load` stands in) reach embedding, NNCF (inside openvino's `build`) only the export; the
+    registry, which the config check reads, brings no backend to the rules that import clsd.config for paths."""
     table2, score, embed_rule = (rule_imports(SCRIPTED[rule][1]) for rule in ("table2", "score", "embed"))
     assert {"scipy", "matplotlib", "polars"} <= table2
     assert {"torch", "sentence_transformers", "onnxruntime", "openvino"} <= embed_rule and "nncf" not in embed_rule
     assert "nncf" in rule_imports(SCRIPTED["export_model"][1])
     assert not {"torch", "openvino", "sentence_transformers"} & score
+    assert not {"torch", "onnxruntime", "openvino"} & rule_imports(SCRIPTED["generate_distractors"][1])
 
 
 @pytest.mark.parametrize("rule", sorted(SCRIPTED))
@@ -218,3 +245,26 @@ def test_env_holds_every_package_its_rule_imports(rule):
         if not pinned & {canonical(d) for d in distributions[name]}:
             missing[name] = distributions[name]
     assert not missing, f"{env.name} lacks what rule {rule} ({script.name}) imports: {missing}"
+
+
+#: The stages in pipeline order (rules/*.smk): a stage may import an earlier one's public functions, never a later one.
+STAGES = ("data", "generate", "validate", "translate", "embed", "score", "analysis", "report")
+
+
+def test_stages_import_only_earlier_stages_and_core_imports_none():
+    """The package's layout: translate/pivot keys rows with core.keys and picks its device with core.device rather
+    than reaching into the later embed stage for them; scoring and analysis use core.keys too."""
+    from clsd.core.code import PACKAGE_DIR, imported_modules
+
+    order = {"core": -1} | {stage: rank for rank, stage in enumerate(STAGES)}
+    wrong = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        parts = path.relative_to(PACKAGE_DIR).parts
+        if len(parts) < 2:  # the top layer (config, mteb_task) may import any stage
+            continue
+        package = ".".join(("clsd", *parts[:-1]))
+        for name in imported_modules(path.read_text(encoding="utf-8"), package):
+            target = name.split(".")[1] if name.count(".") else None
+            if target in order and target != parts[0] and (parts[0] == "core" or order[target] > order[parts[0]]):
+                wrong.append(f"{path.relative_to(PACKAGE_DIR)} imports {name}")
+    assert not wrong

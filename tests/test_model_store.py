@@ -7,7 +7,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from clsd.embed.model_store import RECIPES, Recipe, manifest, materialise
 
 

@@ -9,15 +9,16 @@ from __future__ import annotations
 import copy
 import os
 import re
-from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jsonschema
 import yaml
 
-from clsd.core.languages import language
 from clsd.core.errors import InputError
+from clsd.core.languages import language
+from clsd.embed import backends
 from clsd.embed.model_store import RECIPES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,8 +41,12 @@ def _with_defaults(validator_class: type) -> type:
 
 
 def load_schema() -> dict[str, Any]:
-    """The config JSON Schema shipped with the package."""
-    return yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+    """The config JSON Schema shipped with the package, with the choices of a model's backend, dtype and quantize
+    filled in from the backend registry (clsd.embed.backends): a backend added there is accepted here."""
+    schema = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+    for setting, values in backends.choices().items():
+        schema["$defs"]["model"]["properties"][setting]["enum"] = values
+    return schema
 
 
 def validate(config: dict[str, Any]) -> dict[str, Any]:
@@ -146,7 +151,7 @@ def check_dataset_languages(name: str, dataset: dict[str, Any], default_directio
         if missing:
             where = f"{key}.directions" if own else f"{key}.languages"
             raise InputError(f"{where}: {languages} lacks {missing} needed by direction {direction}")
-    select_lang = dataset["select"]["lang"]
+    select_lang = dataset["select"].setdefault("lang", languages[0])
     if dataset["source"]["kind"] != "published_csv" and select_lang not in languages:
         raise InputError(f"{key}.select.lang: {select_lang!r} is not a language of this dataset ({languages})")
 
@@ -291,7 +296,12 @@ def require_loadable(repo_id: str, revision: str | None, key: str) -> None:
     left to the job's login; a missing model or revision, or an unreachable hub, is an error.
     """
     from huggingface_hub import HfApi, try_to_load_from_cache
-    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
 
     if isinstance(try_to_load_from_cache(repo_id, "config.json", revision=revision), str):
         return
@@ -320,16 +330,17 @@ def require_loadable(repo_id: str, revision: str | None, key: str) -> None:
 
 
 def check_model(name: str, model: dict[str, Any]) -> None:
-    """Fail early when a model cannot be loaded: unknown recipe, missing folder, not cached while offline, or
-    settings that do not go together (int8 needs an export backend; float16 is for torch on CUDA, bfloat16 for torch on
-    CUDA or openvino on the CPU)."""
+    """Fail early when a model cannot be loaded: unknown recipe, missing folder, not cached while offline, or a
+    dtype or quantisation its backend does not offer (the backend registry says which, clsd.embed.backends)."""
     key = f"config key models.{name}"
-    if model["quantize"] != "none" and model["backend"] == "torch":
-        raise InputError(f"{key}.quantize: {model['quantize']} needs backend onnx or openvino, not torch")
-    if model["dtype"] != "float32" and model["backend"] != "torch" and (model["dtype"], model["backend"]) != ("bfloat16", "openvino"):
-        also = " or the openvino backend on the CPU" if model["dtype"] == "bfloat16" else ""
-        raise InputError(f"{key}.dtype: {model['dtype']} is for the torch backend on CUDA{also}; {model['backend']} runs in "
-                         "float32 (use quantize: int8 to make it smaller)")
+    backend, quantize, dtype = model["backend"], model["quantize"], model["dtype"]
+    chosen = backends.backend(backend)
+    if quantize not in chosen.quantizations:
+        able = " or ".join(other for other, entry in backends.BACKENDS.items() if quantize in entry.quantizations)
+        raise InputError(f"{key}.quantize: {quantize} needs backend {able}, not {backend}")
+    if dtype not in chosen.dtypes:
+        able = " or ".join(other for other, entry in backends.BACKENDS.items() if dtype in entry.dtypes)
+        raise InputError(f"{key}.dtype: {dtype} is for the {able} backend; {backend} runs in {' or '.join(chosen.dtypes)}")
     if model["source"] == "pypi":
         if model.get("recipe") not in RECIPES:
             raise InputError(f"{key}.recipe: unknown recipe {model.get('recipe')!r}; known: {sorted(RECIPES)}")
@@ -354,21 +365,6 @@ def local_folders(config: dict[str, Any]) -> dict[tuple[str, str], Path]:
         if folder.is_dir():
             folders[("stanza", "models")] = folder
     return folders
-
-
-def model_spec(config: dict[str, Any], name: str) -> "ModelSpec":
-    """How the jobs load and call model `name`: its config entry and where it loads from on this machine."""
-    from clsd.embed.models import ModelSpec
-
-    return ModelSpec.from_config(name, config["models"][name], model_folder(config, name))
-
-
-def model_identity(config: dict[str, Any], name: str) -> dict[str, Any]:
-    """What a model's embeddings depend on (its rule params): every setting but the folder it loads from, a path
-    on this machine (a moved run reruns nothing; the folder's content is an input through its manifest or
-    checksum sentinel)."""
-    spec = model_spec(config, name).__dict__
-    return {key: value for key, value in spec.items() if key != "load_from"}
 
 
 def model_store(config: dict[str, Any]) -> Path:

@@ -11,16 +11,13 @@ import time
 from pathlib import Path
 
 from clsd.core import logs
-
-from clsd.data import candidates
-
-from clsd.embed import models
-from clsd.config import model_spec
-from clsd.core.provenance import package_versions
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.core.provenance import package_versions
+from clsd.data import candidates
+from clsd.embed import models
 
 logs.to_file(snakemake.log[0])
-spec = model_spec(snakemake.config, snakemake.wildcards.model)
+spec = models.model_spec(snakemake.config, snakemake.wildcards.model)
 table = read_table(snakemake.input.texts)
 export = json.loads(Path(snakemake.input.export[0]).read_text(encoding="utf-8")) if snakemake.input.export else None
 meta = {

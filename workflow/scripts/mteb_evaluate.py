@@ -12,16 +12,21 @@ import tempfile
 from pathlib import Path
 
 import mteb
+from clsd.core import logs
+from clsd.core.io import read_table
+from clsd.embed import models
+from clsd.mteb_task import (
+    clsd_encoder,
+    clsd_task,
+    compare_with_scores,
+    locked,
+    read_manifest,
+)
 from mteb.cache import ResultCache
 from mteb.results.task_result import TaskResult
 
-from clsd.core import logs
-
-from clsd.embed import models
-from clsd.core.io import read_table
-from clsd.mteb_task import clsd_encoder, clsd_task, compare_with_scores, locked, read_manifest
-
 logs.to_file(snakemake.log[0])
+cache = snakemake.config["mteb"]["cache"]
 folder = Path(snakemake.input.dataset)
 manifest = read_manifest(folder)
 if not manifest["subsets"]:  # every item left out: nothing to evaluate, as in clsd's own record of the dataset
@@ -30,9 +35,9 @@ if not manifest["subsets"]:  # every item left out: nothing to evaluate, as in c
     result = TaskResult(dataset_revision=manifest["revision"], task_name=manifest["task_name"], mteb_version=mteb.__version__,
                         scores={manifest["split"]: []}, evaluation_time=0.0)
 else:
-    spec = models.ModelSpec(**snakemake.params.model)
+    spec = models.model_spec(snakemake.config, snakemake.wildcards.model)
     export = json.loads(Path(snakemake.input.export[0]).read_text(encoding="utf-8")) if snakemake.input.export else None
-    model, runs_on = models.load_model(spec, snakemake.params.device, export["file"] if export else None)
+    model, runs_on = models.load_model(spec, snakemake.config["device"], export["file"] if export else None)
     source = json.loads(Path(snakemake.input.model[0]).read_text(encoding="utf-8")) if snakemake.input.model else {}
     revision = spec.revision or source.get("weights_sha256") or "no_revision_available"
     # float32 through ONNX Runtime or OpenVINO is the same model as PyTorch's (bench/embed.py: no P@1 change), so its
@@ -57,8 +62,8 @@ else:
     if disagree:
         raise ValueError(f"mteb's P@1 differs from clsd's scores {list(snakemake.input.scores)} in {', '.join(disagree)} on "
                          f"items clsd did not score as near ties: see {snakemake.log[0]}")
-    with locked(Path(snakemake.params.cache)):
-        ResultCache(snakemake.params.cache).save_to_cache(result, encoder.mteb_model_meta, encode_kwargs=encode_kwargs)
-    logging.info("result of %s saved in the mteb results cache %s", spec.name, snakemake.params.cache)
+    with locked(Path(cache)):
+        ResultCache(cache).save_to_cache(result, encoder.mteb_model_meta, encode_kwargs=encode_kwargs)
+    logging.info("result of %s saved in the mteb results cache %s", spec.name, cache)
 Path(snakemake.output.check).write_text(json.dumps(check, indent=2) + "\n", encoding="utf-8")
 result.to_disk(Path(snakemake.output.result))

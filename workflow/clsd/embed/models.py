@@ -10,10 +10,8 @@ runtime's defaults, precision) depends.
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import logging
-import os
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,15 +19,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-log = logging.getLogger(__name__)
+from clsd.config import model_folder
+from clsd.core.keys import text_key
+from clsd.core.provenance import cpu_features
+from clsd.embed import backends
 
-# /proc/cpuinfo flags that decide which kernels the CPU backends use: vector width, int8 dot products (VNNI, AMX;
-# ARM asimddp, i8mm), bf16 and fp16 arithmetic. OpenVINO's default precision is bf16 where avx512_bf16 or amx_bf16
-# is present.
-CPU_FLAGS = frozenset({"avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "avx512_fp16",
-                       "amx_tile", "amx_bf16", "amx_int8", "amx_fp16", "asimddp", "i8mm", "bf16", "sve", "sve2"})
-# Precisions of the export backends on the CPU (torch: see resolve_dtype).
-EXPORT_DTYPES = {"onnx": ("float32",), "openvino": ("float32", "bfloat16")}
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -45,7 +40,7 @@ class ModelSpec:
     revision: str | None = None
     batch_size: int = 32
     max_length: int | None = None
-    backend: str = "torch"
+    backend: str = backends.REFERENCE
     quantize: str = "none"
     dtype: str = "float32"
 
@@ -68,59 +63,37 @@ class ModelSpec:
         )
 
 
-def resolve_device(device: str) -> str:
-    """`auto` → cuda when present, else mps, else cpu; anything else is passed through."""
-    if device != "auto":
-        return device
-    import torch
-
-    if torch.cuda.is_available():
-        return "cuda"
-    if torch.backends.mps.is_available():
-        return "mps"
-    return "cpu"
+#: The settings an export depends on (prompts, prefix, batch size or dtype change the embeddings, not the export).
+EXPORT_SETTINGS = ("name", "revision", "trust_remote_code", "backend", "quantize")
 
 
-def resolve_dtype(dtype: str, device: str, backend: str = "torch") -> str:
-    """The precision a backend computes in. torch: half precision (float16, bfloat16) on CUDA only; elsewhere
-    float32, with a warning (torch's bfloat16 was slower than float32 on a CPU with AVX512-BF16 but no AMX, MPS
-    lacks bfloat16 kernels). onnx: float32; openvino: float32 or bfloat16 (on the CPU), as asked."""
-    if backend != "torch":
-        if dtype not in EXPORT_DTYPES[backend]:
-            raise ValueError(f"backend {backend} runs in {' or '.join(EXPORT_DTYPES[backend])}, not {dtype}")
-        return dtype
-    if dtype != "float32" and device != "cuda":
-        log.warning("dtype %s is used on CUDA only; loading in float32 on %s (bfloat16 on the CPU: backend openvino)",
-                    dtype, device)
-        return "float32"
-    return dtype
+def model_spec(config: dict[str, Any], name: str) -> ModelSpec:
+    """How the jobs load and call model `name` of a validated config: its entry and where it loads from here."""
+    return ModelSpec.from_config(name, config["models"][name], model_folder(config, name))
+
+
+def model_identity(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """What a model's embeddings depend on (its rule params): every setting but the folder it loads from, a path on
+    this machine (a moved run reruns nothing), and, for a `local` model, its `name`, a display name there (renaming it
+    reruns nothing). The content of a pypi or local model's folder is an input through its manifest or checksum
+    sentinel; a hub model's `name` is its id, and stays."""
+    left_out = {"load_from"} | ({"name"} if config["models"][name]["source"] == "local" else set())
+    return {key: value for key, value in dataclasses.asdict(model_spec(config, name)).items() if key not in left_out}
+
+
+def export_identity(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """What a model's export depends on (the export rule's params): the EXPORT_SETTINGS of its identity."""
+    identity = model_identity(config, name)
+    return {key: identity[key] for key in EXPORT_SETTINGS if key in identity}
 
 
 def encoder_tag(backend: str, quantize: str, dtype: str) -> str:
-    """Name of the encoder in row keys: "" for plain PyTorch in float32, else e.g. onnx-int8, torch-bfloat16,
-    openvino-bfloat16 or openvino-int8-bfloat16 (the precision is named whenever it is not float32)."""
-    if backend == "torch":
-        return "" if dtype == "float32" else f"torch-{dtype}"
+    """Name of the encoder in row keys: "" for the reference backend (PyTorch) in float32, else e.g. onnx-int8,
+    torch-bfloat16, openvino-bfloat16 or openvino-int8-bfloat16 (the precision is named whenever it is not float32)."""
+    if (backend, quantize, dtype) == (backends.REFERENCE, "none", "float32"):
+        return ""
     name = backend if quantize == "none" else f"{backend}-{quantize}"
     return name if dtype == "float32" else f"{name}-{dtype}"
-
-
-def cpu_features(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
-    """The CPU that computed a result: model name, logical CPUs, which of CPU_FLAGS it has (from `cpuinfo`; None
-    where there is no such file, e.g. macOS) and torch's CPU capability (e.g. AVX512). Recorded with every
-    embedding file and benchmark: speed and a runtime's default precision depend on these."""
-    import torch
-
-    fields: dict[str, str] = {}
-    if cpuinfo.is_file():
-        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
-            key, sep, value = line.partition(":")
-            if sep:
-                fields.setdefault(key.strip(), value.strip())
-    flags = fields.get("flags", fields.get("Features"))  # x86, ARM
-    return {"model": fields.get("model name") or platform.processor() or platform.machine(), "machine": platform.machine(),
-            "logical_cpus": os.cpu_count(), "instruction_sets": sorted(CPU_FLAGS & set(flags.split())) if flags is not None else None,
-            "torch_capability": torch.backends.cpu.get_cpu_capability()}
 
 
 def row_key_prefix(tag: str, applied: str) -> str:
@@ -129,9 +102,9 @@ def row_key_prefix(tag: str, applied: str) -> str:
 
 
 def load_model(spec: ModelSpec, device: str, exported: str | None = None):  # -> SentenceTransformer (lazy import: torch is heavy)
-    """Load the model exactly as a user would: `SentenceTransformer(name or local folder)`; with the onnx or
-    openvino backend its transformer then runs from the exported file `exported` on the CPU, in the precision
-    asked for (set explicitly: OpenVINO would otherwise pick bf16 on a CPU with bf16 instructions).
+    """Load the model exactly as a user would: `SentenceTransformer(name or local folder)`; a backend other than
+    PyTorch then runs its transformer (from the exported file `exported`, for a backend that runs from an export),
+    in the precision asked for, set explicitly (OpenVINO would otherwise pick bf16 on a CPU with bf16 instructions).
 
     Returns the model and what runs it: {"device", "dtype", "backend", "quantize", "tag", "precision" (weights,
     activations and what the runtime reports), "cpu" (cpu_features)}.
@@ -139,33 +112,28 @@ def load_model(spec: ModelSpec, device: str, exported: str | None = None):  # ->
     import torch
     from sentence_transformers import SentenceTransformer
 
-    target = resolve_device(device) if spec.backend == "torch" else "cpu"
-    dtype = resolve_dtype(spec.dtype, target, spec.backend)
-    if spec.backend != "torch" and exported is None:
+    entry = backends.backend(spec.backend)
+    if spec.dtype not in entry.dtypes:
+        raise ValueError(f"backend {spec.backend} runs in {' or '.join(entry.dtypes)}, not {spec.dtype}")
+    if entry.from_export and exported is None:
         raise ValueError(f"model {spec.key}: backend {spec.backend} needs its export (rule export_model)")
+    runtime = backends.runtime(spec.backend)
+    placed = runtime.place(device, spec.dtype)
     model = SentenceTransformer(
         spec.load_from,
-        device=target,
+        device=placed.device,
         trust_remote_code=spec.trust_remote_code,
         revision=spec.revision,
-        model_kwargs={"dtype": getattr(torch, dtype)} if spec.backend == "torch" and dtype != "float32" else None,
+        model_kwargs=None if placed.torch_dtype == "float32" else {"dtype": getattr(torch, placed.torch_dtype)},
     )
-    if spec.backend == "torch":
-        precision = {"weights": dtype, "activations": dtype, "float32_matmul_precision": torch.get_float32_matmul_precision()}
-    elif spec.backend == "onnx":
-        from clsd.embed.backends.onnx import use_onnx
-
-        precision = use_onnx(model, exported, torch.get_num_threads(), spec.quantize)
-    else:
-        from clsd.embed.backends.openvino import use_openvino
-
-        precision = use_openvino(model, exported, torch.get_num_threads(), dtype, spec.quantize)
+    runtime.load(model, Path(exported) if exported is not None else None, placed.dtype, spec.quantize)
     if spec.prompt_name is not None and spec.prompt_name not in model.prompts:
         raise ValueError(f"model {spec.key}: no prompt named {spec.prompt_name!r}; it has {sorted(model.prompts)}")
     if spec.max_length is not None:
         model.max_seq_length = spec.max_length
-    runs_on = {"device": target, "dtype": dtype, "backend": spec.backend, "quantize": spec.quantize,
-               "tag": encoder_tag(spec.backend, spec.quantize, dtype), "precision": precision, "cpu": cpu_features()}
+    runs_on = {"device": placed.device, "dtype": placed.dtype, "backend": spec.backend, "quantize": spec.quantize,
+               "tag": encoder_tag(spec.backend, spec.quantize, placed.dtype),
+               "precision": runtime.describe(model, placed.dtype, spec.quantize), "cpu": cpu_features()}
     return model, runs_on
 
 
@@ -173,11 +141,6 @@ def applied_prefix(spec: ModelSpec, prompts: dict[str, str]) -> str:
     """The exact string placed before every text: the named prompt (if any), then the configured prefix."""
     prompt = prompts[spec.prompt_name] if spec.prompt_name is not None else ""
     return prompt + spec.prefix
-
-
-def text_key(prefix: str, text: str) -> str:
-    """Row key of an embedding: sha256 of the exact encoded text."""
-    return hashlib.sha256((prefix + text).encode("utf-8")).hexdigest()
 
 
 def encode(model, spec: ModelSpec, texts: list[str]) -> np.ndarray:
@@ -204,14 +167,3 @@ def embedding_table(texts: list[str], prefix: str, vectors: np.ndarray) -> pl.Da
 def empty_embedding_table() -> pl.DataFrame:
     """An embedding table without rows (a view with no item to score: no model is loaded for it)."""
     return pl.DataFrame(schema={"text_id": pl.String, "embedding": pl.List(pl.Float32)})
-
-
-def lookup(table: pl.DataFrame, keys: list[str]) -> np.ndarray:
-    """Vectors for `keys` in order; fails naming a missing key (a text the embedding job never saw)."""
-    index = {key: row for row, key in enumerate(table["text_id"].to_list())}
-    matrix = table["embedding"].to_numpy()
-    try:
-        rows = [index[key] for key in keys]
-    except KeyError as exc:
-        raise KeyError(f"no embedding for text key {exc.args[0]}; rerun the embedding job") from exc
-    return matrix[rows]

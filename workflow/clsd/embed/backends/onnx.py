@@ -18,14 +18,19 @@ mean cosine of 0.81 with fp32 here, far too far for a benchmark; the per-block k
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from clsd.embed.backends import Placement
+
 log = logging.getLogger(__name__)
 
-ONNX_FILE = "model.onnx"
+FILE = "model.onnx"
+PACKAGES = ("torch", "onnx", "onnxscript", "onnxruntime")
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 INT8 = {"bits": 8, "block_size": 32, "is_symmetric": True, "accuracy_level": 4}  # accuracy_level 4: int8 MatMul inputs
 
@@ -68,12 +73,35 @@ def transformer_module(model: Any) -> Any:
     return module
 
 
-def use_onnx(model: Any, path: str | Path, threads: int | None = None, quantize: str = "none") -> dict[str, Any]:
-    """Run the model's transformer in ONNX Runtime from the exported file `path` (in place); returns the
-    precision record of the `quantize` variant."""
+def place(device: str, dtype: str) -> Placement:
+    """The CPU, in `dtype` (float32: the only precision the registry offers it); `device` is the torch backend's."""
+    return Placement("cpu", dtype, "float32")
+
+
+def load(model: Any, exported: Path | None, dtype: str, quantize: str) -> None:
+    """Run the model's transformer in ONNX Runtime from the exported file (in place), with torch's thread count."""
+    if exported is None:
+        raise ValueError("the onnx backend runs from its export")
     module = transformer_module(model)
-    module.model = OrtTransformer(path, module.model.config, threads)  # the torch weights are released
+    module.model = OrtTransformer(exported, module.model.config, torch.get_num_threads())  # the torch weights are released
+
+
+def describe(model: Any, dtype: str, quantize: str) -> dict[str, Any]:
+    """The precision record of the `quantize` variant (fixed by the export: ONNX Runtime reports nothing more)."""
     return precision_record(quantize)
+
+
+def build(onnx_file: Path, folder: Path, quantize: str) -> dict[str, Any]:
+    """The float32 export itself (the graph and its external data `<file>.data`, linked, or copied across file
+    systems), or its int8 quantisation."""
+    if quantize == "int8":
+        return {"quantization": quantize_int8(onnx_file, folder / FILE)}
+    for produced in sorted(onnx_file.parent.glob(f"{onnx_file.name}*")):
+        try:
+            os.link(produced, folder / produced.name)
+        except OSError:
+            shutil.copy2(produced, folder / produced.name)
+    return {}
 
 
 def export_onnx(model: Any, path: Path) -> dict[str, Any]:
@@ -108,7 +136,10 @@ def quantize_int8(source: Path, target: Path) -> dict[str, Any]:
     """int8 copy of an exported model (ONNX Runtime's MatMulNBits quantiser): int8 weights, and int8 activations
     in the MatMuls at run time (accuracy_level 4)."""
     import onnx
-    from onnxruntime.quantization.matmul_nbits_quantizer import DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer
+    from onnxruntime.quantization.matmul_nbits_quantizer import (
+        DefaultWeightOnlyQuantConfig,
+        MatMulNBitsQuantizer,
+    )
 
     quantizer = MatMulNBitsQuantizer(onnx.load(str(source)), algo_config=DefaultWeightOnlyQuantConfig(**INT8), **INT8)
     quantizer.process()

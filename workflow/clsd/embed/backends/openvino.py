@@ -18,8 +18,11 @@ from typing import Any
 
 import torch
 
+from clsd.embed.backends import Placement
 from clsd.embed.backends.onnx import transformer_module
 
+FILE = "model.xml"
+PACKAGES = ("torch", "onnx", "onnxscript", "openvino", "nncf")
 HINTS = {"float32": "f32", "bfloat16": "bf16"}
 DYNAMIC_GROUP = 32
 
@@ -69,21 +72,31 @@ class OvTransformer(torch.nn.Module):
         return {"last_hidden_state": torch.from_numpy(result[self.compiled.outputs[0]])}
 
 
-def use_openvino(model: Any, path: str | Path, threads: int | None = None, dtype: str = "float32",
-                 quantize: str = "none") -> dict[str, Any]:
-    """Run the model's transformer in OpenVINO from the converted file `path` (in place), in `dtype` (float32 or
-    bfloat16), with int8 activations when `quantize` is int8; returns the precision record."""
+def place(device: str, dtype: str) -> Placement:
+    """The CPU, in `dtype` (float32 or bfloat16); `device` is the torch backend's."""
+    return Placement("cpu", dtype, "float32")
+
+
+def load(model: Any, exported: Path | None, dtype: str, quantize: str) -> None:
+    """Run the model's transformer in OpenVINO from the converted file (in place), in `dtype`, with int8 activations
+    when `quantize` is int8, with torch's thread count."""
+    if exported is None:
+        raise ValueError("the openvino backend runs from its export")
     module = transformer_module(model)
-    module.model = OvTransformer(path, module.model.config, threads, dtype, quantize)
-    return module.model.precision
+    module.model = OvTransformer(exported, module.model.config, torch.get_num_threads(), dtype, quantize)
 
 
-def convert(onnx_path: Path, target: Path, quantize: str) -> dict[str, Any]:
-    """OpenVINO IR (`target` .xml + .bin) of an ONNX export, weights int8-compressed when asked. The IR keeps
-    float32 weights (no compression to f16): the precision is chosen when it is compiled, not here."""
+def describe(model: Any, dtype: str, quantize: str) -> dict[str, Any]:
+    """The precision record of the compiled model (checked against `dtype` when it was compiled)."""
+    return transformer_module(model).model.precision
+
+
+def build(onnx_file: Path, folder: Path, quantize: str) -> dict[str, Any]:
+    """OpenVINO IR (FILE .xml + .bin in `folder`) of the float32 ONNX export, weights int8-compressed when asked.
+    The IR keeps float32 weights (no compression to f16): the precision is chosen when it is compiled, not here."""
     import openvino as ov
 
-    network = ov.convert_model(str(onnx_path))
+    network = ov.convert_model(str(onnx_file))
     done: dict[str, Any] = {"converter": f"openvino.convert_model, openvino {ov.__version__}"}
     if quantize == "int8":
         import nncf
@@ -91,5 +104,5 @@ def convert(onnx_path: Path, target: Path, quantize: str) -> dict[str, Any]:
         network = nncf.compress_weights(network, mode=nncf.CompressWeightsMode.INT8_ASYM)
         done["quantization"] = {"method": f"nncf.compress_weights INT8_ASYM (the weights; activations are set when compiled), "
                                           f"nncf {nncf.__version__}"}
-    ov.save_model(network, str(target), compress_to_fp16=False)
-    return done
+    ov.save_model(network, str(folder / FILE), compress_to_fp16=False)
+    return {"conversion": done}
