@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from clsd.generate import llm  # noqa: E402
 from clsd.generate.client import ChatClient  # noqa: E402
+from clsd.generate.settings import Settings  # noqa: E402
 from clsd.generate.store import ResponseStore  # noqa: E402
 
 log = logging.getLogger("bench.generate")
@@ -34,7 +35,7 @@ TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text(encoding="utf-8")
 
 
 def run(base_url: str, model: str, items: list[tuple[int, str]], concurrency: int, store: Path, timeout: float = 60) -> dict:
-    settings = llm.Settings(model=model, template=TEMPLATE, endpoint=base_url, concurrency=concurrency, max_attempts=1)
+    settings = Settings(model=model, template=TEMPLATE, endpoint=base_url, concurrency=concurrency, max_attempts=1)
     generator = llm.Generator(settings, ResponseStore(store), lambda: ChatClient(base_url=base_url, api_key="bench", timeout=timeout,
                                                                                  retries=0, requests_per_minute=None))
     start = time.perf_counter()

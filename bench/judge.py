@@ -2,7 +2,8 @@
 seconds, tokens), and what it says about the default run's distractors (share judged equivalent).
 
 The distractors are those of the embedded default run (results/validated/sample/*.parquet: run `snakemake
---cores 2` first); the judge asks through a fresh response store, so every request is a real one.
+--cores 2` first); the judge asks through the jobs' endpoint factory with a fresh response store, so every
+request is a real one.
 
 Usage: python bench/judge.py [--limit 100]
 Prints and writes bench/results/judge.json.
@@ -21,13 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
 
-from clsd.generate import llm  # noqa: E402
-from clsd.generate.client import ChatClient  # noqa: E402
-from clsd.generate.endpoint import judge_settings  # noqa: E402
-from clsd.validate.judge import Judge  # noqa: E402
-from clsd.generate.server import LlamaServer  # noqa: E402
-from clsd.generate.store import ResponseStore  # noqa: E402
 from clsd.core.io import read_table  # noqa: E402
+from clsd.generate.endpoint import open_endpoint  # noqa: E402
+from clsd.validate.judge import Judge, judge_settings  # noqa: E402
 
 log = logging.getLogger("bench.judge")
 GGUF = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()
@@ -54,18 +51,19 @@ def main() -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
     template = (ROOT / "resources/prompts/judge-v1.txt").read_text(encoding="utf-8")
     work = pairs(args.limit)
-    generation = {"model": "qwen2.5-coder-1.5b-instruct", "seed": None, "concurrency": 1}
     verdicts = []
-    with LlamaServer(GGUF) as base_url, tempfile.TemporaryDirectory() as tmp:
-        store = ResponseStore(Path(tmp) / "judge.sqlite")
-        generator = llm.Generator(judge_settings(generation, template, "gguf:bench"), store,
-                                  lambda: ChatClient(base_url=base_url, api_key="bench", timeout=120, retries=0, requests_per_minute=None))
-        judges = {lang: Judge(generator, template, lang) for lang in ("de", "fr")}
-        start = time.perf_counter()
-        for lang, target, distractor in work:
-            verdicts.append(judges[lang](target, distractor))
-        seconds = time.perf_counter() - start
-        store.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        generation = {"model": "qwen2.5-coder-1.5b-instruct", "base_url": None, "local": {"gguf": str(GGUF), "n_ctx": 2048},
+                      "store": str(Path(tmp) / "judge.sqlite"), "seed": None, "concurrency": 1, "timeout": 120, "retries": 0,
+                      "requests_per_minute": None}
+        with open_endpoint({"generation": generation}, [], 2, None) as endpoint:
+            generator = endpoint.generator(judge_settings(generation, template, endpoint.id))
+            judges = {lang: Judge(generator, template, lang) for lang in ("de", "fr")}
+            endpoint.client()  # the local server starts before the clock does
+            start = time.perf_counter()
+            for lang, target, distractor in work:
+                verdicts.append(judges[lang](target, distractor))
+            seconds = time.perf_counter() - start
     tally = generator.tally
     per_100 = 100 / len(work)
     result = {

@@ -9,7 +9,8 @@ requests ("Do these two ... sentences have the same meaning?") are answered "Yes
 one of `equivalent`, else "No.".
 
 Run as a program it stands in for llama-cpp-python's server (`python fault_server.py --port N [--latency S]`;
-the server's other arguments are accepted and ignored) and answers every request "ok".
+the server's other arguments are accepted and ignored) and answers every request "ok". `job_config` is the
+config a job asking it (or the stand-in) reads.
 """
 
 from __future__ import annotations
@@ -20,12 +21,28 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from aiohttp import web
+from clsd.config import load_schema
 
 ENDINGS = {"German": ["heute", "gestern", "morgen", "bald"], "French": ["aujourd'hui", "hier", "demain", "bientôt"]}
 REFUSAL = "I'm sorry, but I can't help with creating misleading sentences."
 ENGLISH = ["The council met today.", "The bank raised rates yesterday.", "Prices fell again this week.", "Flights were cancelled tomorrow."]
+
+
+def defaults(schema: dict[str, Any]) -> dict[str, Any]:
+    """The defaults of an object schema, nested objects filled in too."""
+    return {name: defaults(sub) if "properties" in sub else sub.get("default") for name, sub in schema["properties"].items()}
+
+
+def job_config(store: Path, base_url: str | None, gguf: Path | None = None, **generation: Any) -> dict[str, Any]:
+    """The config a job asking an endpoint reads (`generation:` with the schema's defaults, model `fault`): a remote
+    endpoint at `base_url`, or (None) a local server loading the file `gguf`."""
+    section = defaults(load_schema()["properties"]["generation"]) | {"model": "fault", "base_url": base_url, "store": str(store)}
+    section["local"] |= {"gguf": None if gguf is None else str(gguf), "n_ctx": 256}
+    return {"generation": section | generation}
 
 
 def distractors_for(sentence: str, language: str) -> list[str]:

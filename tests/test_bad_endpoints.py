@@ -20,16 +20,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-
 from clsd.core.errors import InputError
 from clsd.generate import forget, llm
 from clsd.generate.client import ChatClient, EndpointError
-from clsd.generate.endpoint import connector
+from clsd.generate.endpoint import open_endpoint
 from clsd.generate.server import LlamaServer
+from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore, Selection
-
 from conftest import ROOT
-from fault_server import REFUSAL, FaultServer, distractors_for
+from fault_server import REFUSAL, FaultServer, distractors_for, job_config
 
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 KEY = "sk-test-secret-" + "x" * 20
@@ -46,7 +45,7 @@ def client_for(base_url: str, **overrides: Any) -> ChatClient:
 
 
 def generator(client: Callable[[], ChatClient], store: ResponseStore, endpoint: str, **options: Any) -> llm.Generator:
-    settings = llm.Settings(model="fault", template=TEMPLATE, endpoint=endpoint, max_attempts=3, concurrency=2)
+    settings = Settings(model="fault", template=TEMPLATE, endpoint=endpoint, max_attempts=3, concurrency=2)
     return llm.Generator(settings, store, client, dataset="d", lang="de", **options)
 
 
@@ -96,7 +95,7 @@ def test_a_failed_request_names_the_endpoint(case: ErrorCase, tmp_path):
         elif case.endpoint == "server":
             server = stack.enter_context(FaultServer(plans={"Stadtrat X ": list(case.plan)}, hang_seconds=2.0))
             client = client_for(server.base_url)
-        else:  # the local server as the generation job starts it (connector), then killed before the first request
+        else:  # the local server as the generation job starts it (the endpoint factory), then killed before the first request
             servers: list[LlamaServer] = []
 
             def start(*args: Any, **kwargs: Any) -> LlamaServer:
@@ -104,8 +103,8 @@ def test_a_failed_request_names_the_endpoint(case: ErrorCase, tmp_path):
                 return servers[-1]
 
             (tmp_path / "model.gguf").write_bytes(b"weights")
-            generation = {"base_url": None, "local": {"n_ctx": 256}, "timeout": 5, "retries": 6, "requests_per_minute": None}
-            client = connector(generation, str(tmp_path / "model.gguf"), 1, os.devnull, stack, server=start)()
+            config = job_config(tmp_path / "store.sqlite", None, tmp_path / "model.gguf", timeout=5)
+            client = stack.enter_context(open_endpoint(config, [], 1, os.devnull, server=start)).client()
             servers[0].process.kill()
             servers[0].process.wait()
         start_time = time.monotonic()

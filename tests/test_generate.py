@@ -2,31 +2,36 @@
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
+import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
-
+from clsd.core.detect import detect
 from clsd.generate import llm, parse, rules_based
-from clsd.generate.client import ChatClient, RequestRejected
-from clsd.generate.endpoint import judge_settings
-from clsd.validate.judge import Judge
+from clsd.generate.client import ChatClient, Interrupted, RequestRejected
+from clsd.generate.endpoint import open_endpoint
+from clsd.generate.server import LlamaServer
+from clsd.generate.settings import Settings, generation_settings, request_settings
 from clsd.generate.store import ResponseStore
+from clsd.validate.judge import Judge, judge_request_settings, judge_settings
 from clsd.validate.rules import Validator
-
 from conftest import MODEL_STORE, ROOT
-from fault_server import FaultServer, distractors_for, fronted
+from fault_server import FaultServer, distractors_for, fronted, job_config
 
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 
 
 def generator(server: FaultServer, store: ResponseStore, *, timeout: float = 3.0, attempts: int = 3, concurrency: int = 4,
               endpoint: str | None = None) -> llm.Generator:
-    settings = llm.Settings(model="fault", template=TEMPLATE, endpoint=endpoint or server.base_url, max_attempts=attempts,
+    settings = Settings(model="fault", template=TEMPLATE, endpoint=endpoint or server.base_url, max_attempts=attempts,
                             concurrency=concurrency)
     return llm.Generator(settings, store, lambda: ChatClient(base_url=server.base_url, api_key="test-key", timeout=timeout,
                                                              retries=4, requests_per_minute=None, backoff_initial=0.05, backoff_max=0.2))
@@ -195,6 +200,112 @@ def test_a_store_from_before_endpoint_keys_opens_and_its_rows_are_not_reused(tmp
     assert store.count() == 2 and store.unkeyed() == 1
 
 
+# ---- one endpoint factory for every job; what generation and the judge depend on --------------------
+
+
+JUDGE_TEMPLATE = (ROOT / "resources/prompts/judge-v1.txt").read_text()
+
+
+def test_the_endpoint_factory_connects_on_first_need_and_closes_everything(tmp_path):
+    """open_endpoint as the generate job uses it, with a stand-in local server: the server starts on the first
+    request only and generation and judge share it; the run is recorded; on exit nothing is contacted any more,
+    the server is stopped, the store closed and SIGTERM handled as before. An error kills the server at once and
+    leaves the store open for answers still in flight."""
+    servers: list[LlamaServer] = []
+
+    def start(*args: Any, **kwargs: Any) -> LlamaServer:
+        servers.append(LlamaServer(*args, program=[sys.executable, str(ROOT / "tests/fault_server.py")], **kwargs))
+        return servers[-1]
+
+    (tmp_path / "model.gguf").write_bytes(b"weights")
+    config = job_config(tmp_path / "store.sqlite", None, tmp_path / "model.gguf")
+    sigterm = signal.getsignal(signal.SIGTERM)
+
+    def job(judge_template: str) -> tuple[Any, dict[str, Any]]:
+        with open_endpoint(config, [], 1, tmp_path / "server.log", server=start) as endpoint:
+            assert signal.getsignal(signal.SIGTERM) is not sigterm
+            run = endpoint.start_run("d", "de")
+            judge = Judge.asking(endpoint, judge_template, "de", dataset="d", run=run)
+            settings = generation_settings(config["generation"], TEMPLATE, endpoint.id)
+            gen = endpoint.generator(settings, Validator("de", judge=judge), dataset="d", lang="de", run=run)
+            _, report = llm.generate([(0, item("F"))], "de", gen, {}, "llm:fault", judge.generator)
+        return endpoint, report
+
+    endpoint, first = job(JUDGE_TEMPLATE)
+    assert endpoint.id == "gguf:" + hashlib.sha256(b"weights").hexdigest()
+    assert len(servers) == 1 and servers[0].exit_code() is not None
+    assert first["new_responses"] == 1 and first["judge"]["new_responses"] == 4 and first["http_requests"] == 5
+    assert signal.getsignal(signal.SIGTERM) is sigterm
+    with pytest.raises(Interrupted):
+        endpoint.client()
+    with pytest.raises(sqlite3.ProgrammingError):
+        endpoint.store.count()
+
+    _, second = job(JUDGE_TEMPLATE)  # every answer stored: no server is started
+    assert len(servers) == 1 and second["http_requests"] == 0 and second["judge"]["cache_hits"] == 4
+    # a new judge prompt: only the judge asks, through the server it starts, and its requests are counted
+    _, third = job(JUDGE_TEMPLATE.replace("Answer with one word: yes or no.", "Answer yes or no."))
+    assert len(servers) == 2 and third["new_responses"] == 0 and third["http_requests"] == 4
+    runs = sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT status, new_responses, http_requests FROM runs").fetchall()
+    assert runs == [("done", 5, 5), ("done", 0, 0), ("done", 4, 4)]
+
+    with pytest.raises(KeyboardInterrupt), open_endpoint(config, [], 1, os.devnull, server=start) as endpoint:
+        endpoint.client()
+        raise KeyboardInterrupt
+    assert servers[-1].exit_code() == -signal.SIGKILL
+    assert endpoint.store.count() == 9
+    endpoint.store.close()
+
+
+def test_request_settings_are_exactly_what_requests_depend_on(tmp_path):
+    """The rules' params: a changed prompt path, price, store, GGUF path, recipe, context size or operational
+    setting reruns nothing; whatever a request or its key carries does. The judge does not depend on the
+    generation prompt, temperature or attempts."""
+    base = job_config(tmp_path / "store.sqlite", "https://api.example.org/v1")["generation"]
+
+    def changed(**edits: Any) -> dict[str, Any]:
+        return {**base, **edits}
+
+    unchanged = [changed(prompt="elsewhere/prompt.txt"), changed(prices={"prompt_per_1k": 1.0, "completion_per_1k": 2.0}),
+                 changed(store="/elsewhere/store.sqlite"), changed(local={"gguf": "/elsewhere/model.gguf", "recipe": "other", "n_ctx": 4096}),
+                 changed(api_key_env="OTHER_KEY"), changed(timeout=5), changed(retries=0), changed(requests_per_minute=10),
+                 changed(concurrency=16), changed(base_url="https://api.example.org/v1/")]
+    assert all(request_settings(generation) == request_settings(base) for generation in unchanged)
+    rerun = [changed(model="other"), changed(base_url="https://other.example.org/v1"), changed(base_url=None),
+             changed(temperature=0.5), changed(top_p=0.9), changed(max_tokens=256), changed(seed=7), changed(max_attempts=5),
+             changed(reask_unusable=True)]
+    assert all(request_settings(generation) != request_settings(base) for generation in rerun)
+    # what is sent with every request is in the params, as sent
+    sent = generation_settings(changed(seed=7), TEMPLATE, "e")
+    assert request_settings(changed(seed=7)).items() >= (sent.sampling() | {"model": sent.model}).items()
+
+    judge_unchanged = unchanged + [changed(temperature=0.5), changed(top_p=0.9), changed(max_tokens=256), changed(max_attempts=5),
+                                   changed(reask_unusable=True)]
+    assert all(judge_request_settings(generation) == judge_request_settings(base) for generation in judge_unchanged)
+    judge_rerun = [changed(model="other"), changed(base_url="https://other.example.org/v1"), changed(base_url=None), changed(seed=7)]
+    assert all(judge_request_settings(generation) != judge_request_settings(base) for generation in judge_rerun)
+    judged = judge_settings(base, JUDGE_TEMPLATE, "e")
+    assert judge_request_settings(base).items() >= (judged.sampling() | {"model": judged.model}).items()
+
+
+LATER_STAGES = ("validate", "translate", "embed", "score", "analysis", "report", "mteb_task")
+
+
+def test_stage_generate_imports_no_later_stage():
+    """clsd.generate imports clsd.core, clsd.data, itself and the config only (a validator is a Protocol there)."""
+    found = []
+    for path in sorted((ROOT / "workflow/clsd/generate").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            found += [f"{path.name}: {name}" for name in names if name.split(".")[:2] in (["clsd", stage] for stage in LATER_STAGES)]
+    assert found == []
+
+
 # ---- parsing -------------------------------------------------------------------------------------
 
 
@@ -229,8 +340,8 @@ def test_parse_rejects_copies_duplicates_empty_and_wrong_language():
 
 
 def test_language_detection():
-    assert parse.detect_language("Die Zentralbank hat den Leitzins angehoben.") == "de"
-    assert parse.detect_language("La banque centrale a relevé son taux directeur.") == "fr"
+    assert detect("Die Zentralbank hat den Leitzins angehoben.", low_accuracy=True) == "de"
+    assert detect("La banque centrale a relevé son taux directeur.", low_accuracy=True) == "fr"
 
 
 # ---- rule-based baseline -----------------------------------------------------------------------
@@ -270,7 +381,7 @@ def test_real_llama_cpp_server(tmp_path):
 
     store = ResponseStore(tmp_path / "store.sqlite")
     # greedy decoding: the paper's prompt gets four numbered German sentences from this model
-    settings = llm.Settings(model="qwen", template=TEMPLATE, endpoint="gguf:test", temperature=0.0, max_attempts=3,
+    settings = Settings(model="qwen", template=TEMPLATE, endpoint="gguf:test", temperature=0.0, max_attempts=3,
                             concurrency=1, max_tokens=256)
     original = "Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt."
     with LlamaServer(GGUF, log_path=tmp_path / "server.log") as base_url:
@@ -279,7 +390,7 @@ def test_real_llama_cpp_server(tmp_path):
     assert outcome.failure is None, outcome.failure
     assert store.count() == outcome.attempts >= 1
     assert len(outcome.distractors) == 4 and original not in outcome.distractors
-    assert all(parse.detect_language(text) == "de" for text in outcome.distractors)
+    assert all(detect(text, low_accuracy=True) == "de" for text in outcome.distractors)
     with pytest.raises(OSError):  # the server is gone
         import urllib.request
 

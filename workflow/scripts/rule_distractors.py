@@ -5,8 +5,8 @@ import logging
 from pathlib import Path
 
 from clsd.core import logs
-from clsd.generate import rules_based
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.generate import rules_based
 
 logs.to_file(snakemake.log[0])
 lang = snakemake.wildcards.lang

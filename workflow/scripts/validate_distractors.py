@@ -3,8 +3,9 @@
 Generated sets were already validated while generating (rejects re-asked, recorded in their provenance):
 here they are checked again and their re-asks reported. Published sets are flagged, and changed only with
 validation.apply_to_published. Reorders the rules cannot prove harmless stay and are counted as
-reorder_suspect. Judge verdicts come from the response store when generation asked them. The report names the
-lexicon (Hunspell dictionary, wordfreq list and their versions) every non_word verdict used.
+reorder_suspect. The judge asks through the one endpoint factory (clsd.generate.endpoint.open_endpoint), so its
+verdicts come from the response store when generation asked them. The report names the lexicon (Hunspell
+dictionary, wordfreq list and their versions) every non_word verdict used.
 """
 
 import json
@@ -13,19 +14,15 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import polars as pl
-
 from clsd.core import logs
-
-from clsd.validate import report as validation_report
-from clsd.config import local_gguf, response_store
+from clsd.core.io import read_meta, read_table, write_table
 from clsd.core.languages import language
 from clsd.generate import llm
-from clsd.generate.endpoint import connector, endpoint_id, judge_settings
-from clsd.validate.judge import Judge, verdict
-from clsd.generate.server import sigterm_as_interrupt
-from clsd.generate.store import ResponseStore
-from clsd.core.io import read_meta, read_table, write_table
+from clsd.generate.endpoint import open_endpoint
+from clsd.validate import report as validation_report
+from clsd.validate.judge import Judge
 from clsd.validate.rules import Validator
+from clsd.validate.verdicts import SUSPECTS
 
 logs.to_file(snakemake.log[0])
 settings = snakemake.params.validation
@@ -37,31 +34,26 @@ targets = dict(zip(parallel["id"].to_list(), parallel[lang].to_list()))
 distractors = read_table(snakemake.input.distractors).filter(pl.col("id").is_in(list(targets)))
 act = validation_report.action(snakemake.params.kind, settings.get("apply_to_published", False))
 
-with sigterm_as_interrupt(), ExitStack() as stack:
+with ExitStack() as stack:
     judge = None
     if settings["judge"]:
-        generation, gguf = snakemake.params.generation, local_gguf(snakemake.config)
-        endpoint = endpoint_id(generation, snakemake.input.model, gguf)
-        store = ResponseStore(response_store(snakemake.config))
-        stack.callback(store.close)
-        template = Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8")
-        judge = llm.Generator(judge_settings(generation, template, endpoint), store,
-                              connector(generation, gguf, snakemake.threads, snakemake.log[0], stack),
-                              dataset=snakemake.wildcards.dataset, lang=lang, usable=lambda text: verdict(text) is not None)
-    validator = Validator(lang, rules=settings["rules"], judge=Judge(judge, template, lang) if judge else None)
+        endpoint = stack.enter_context(open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, snakemake.log[0]))
+        judge = Judge.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang,
+                             dataset=snakemake.wildcards.dataset)
+    validator = Validator(lang, rules=settings["rules"], judge=judge)
     flagged = validation_report.flag(distractors, targets, validator.check)
 
 report = validation_report.summary(flagged, targets, meta.get("rejected", []), act, validation_report.MAX_EXAMPLES)
 report |= {"dataset": snakemake.wildcards.dataset, "lang": lang, "language": language(lang).name, "kind": snakemake.params.kind,
            "settings": settings, "lexicon": validator.lexicon_name, "judge_unclear": validator.unclear["judge_unclear"],
-           "judge": llm.judge_report(judge) if judge else None}
+           "judge": llm.judge_report(judge.generator) if judge else None}
 for reason, count in report["in_file"].items():
     logging.warning("%d distractor(s) of %s (%s) %s: %s", count, snakemake.wildcards.dataset, lang, act, reason)
 logging.info("validation: %s", json.dumps({k: v for k, v in report.items() if k != "examples"}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 kept = flagged if act == "flagged" else flagged.filter(pl.col("flag").is_null())
 removed = [] if act == "flagged" else validation_report.removed_items(flagged)
-summary = {key: report[key] for key in ("action", "checked", "valid", "flagged", "removed", "reasked", "reorder_suspect",
+summary = {key: report[key] for key in ("action", "checked", "valid", "flagged", "removed", "reasked", *SUSPECTS,
                                        "reasons", "lexicon")}
 write_table(kept, snakemake.output.distractors,
             {**meta, "validation": {**settings, **summary}, "failed": meta.get("failed", []) + removed})

@@ -20,8 +20,15 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import openai
-from tenacity import (RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any, stop_when_event_set,
-                      wait_random_exponential)
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_any,
+    stop_when_event_set,
+    wait_random_exponential,
+)
 
 log = logging.getLogger(__name__)
 

@@ -1,26 +1,39 @@
-"""Who answers LLM requests, and how to reach it: shared by distractor generation and the validation judge.
+"""Who answers LLM requests, and the one way a job opens them: shared by distractor generation and the judge.
 
-The endpoint id is part of every request key: the base URL of a remote endpoint, or `gguf:<sha256>` of
-the weights a local llama.cpp server loads. The API key is read from the environment named in the config,
-never logged or written.
+`open_endpoint(config, manifests, threads, log_path)` is the context a job asks the LLM in: it opens the
+response store, names the endpoint, connects on first need only (a local llama.cpp server is started then),
+takes SIGTERM as Ctrl-C, and on exit contacts nothing more and stops the local server (at once on an error).
+Generation builds its generator on it (`Endpoint.generator`), the validation judge builds its own on the
+same endpoint (`clsd.validate.judge.Judge.asking`).
+
+The endpoint id is part of every request key: the base URL of a remote endpoint, or `gguf:<sha256>` of the
+weights a local llama.cpp server loads. The API key is read from the environment named in the config, never
+logged or written.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
-from contextlib import ExitStack
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
-from clsd.generate.client import ChatClient
-from clsd.validate.judge import JUDGE_MAX_TOKENS
-from clsd.generate.llm import Settings
-from clsd.generate.server import LlamaServer
+from clsd.config import local_gguf, response_store
 from clsd.core.io import sha256_file
+from clsd.generate.client import ChatClient, Interrupted
+from clsd.generate.llm import Generator, Validator
+from clsd.generate.server import LlamaServer, sigterm_as_interrupt
+from clsd.generate.settings import Settings
+from clsd.generate.store import ResponseStore
+
+log = logging.getLogger(__name__)
 
 
-def endpoint_id(generation: dict[str, Any], manifests: list[str], gguf: str | None) -> str:
+def endpoint_id(generation: Mapping[str, Any], manifests: Sequence[str], gguf: str | Path | None) -> str:
     """The remote base URL, or the sha256 of the local GGUF (from its verified manifest when rebuilt from PyPI)."""
     if generation["base_url"] is not None:
         return generation["base_url"].rstrip("/")
@@ -29,11 +42,10 @@ def endpoint_id(generation: dict[str, Any], manifests: list[str], gguf: str | No
     return "gguf:" + sha256_file(gguf)
 
 
-def connector(generation: dict[str, Any], gguf: str | None, threads: int, log_path: str, stack: ExitStack,
+def connector(generation: Mapping[str, Any], gguf: str | Path | None, threads: int, log_path: str | Path | None, stack: ExitStack,
               server: Callable[..., LlamaServer] = LlamaServer) -> Callable[[], ChatClient]:
-    """A function that connects on first need: to the remote endpoint, or to a local server started in `stack`
-    (`server` builds it; the tests pass a stand-in). A request that fails after the local server exited is
-    not retried."""
+    """A function that connects: to the remote endpoint, or to a local server it starts in `stack` (`server` builds
+    it; the tests pass a stand-in). A request that fails after the local server exited is not retried."""
 
     def connect() -> ChatClient:
         exited = None
@@ -51,16 +63,72 @@ def connector(generation: dict[str, Any], gguf: str | None, threads: int, log_pa
     return connect
 
 
-def generation_settings(generation: dict[str, Any], template: str, endpoint: str) -> Settings:
-    """What every generation request sends."""
-    return Settings(
-        model=generation["model"], template=template, endpoint=endpoint, temperature=generation["temperature"],
-        top_p=generation["top_p"], max_tokens=generation["max_tokens"], seed=generation["seed"],
-        max_attempts=generation["max_attempts"], concurrency=generation["concurrency"],
-    )
+class Endpoint:
+    """The endpoint one job asks and the response store its answers go to (made by `open_endpoint`).
+
+    Every generator of the job (generation, the judge) shares one client, connected on first need only: a job
+    whose answers are all stored contacts nothing and starts no local server.
+    """
+
+    def __init__(self, generation: Mapping[str, Any], endpoint: str, store: ResponseStore, connect: Callable[[], ChatClient]) -> None:
+        self.generation = generation
+        self.id = endpoint
+        self.store = store
+        self._connect = connect
+        self._client: ChatClient | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def client(self) -> ChatClient:
+        """The job's client, connected (and a local server started) on first need; none once the job is ending."""
+        with self._lock:
+            if self._closed:
+                raise Interrupted("the job is ending: no endpoint is contacted")
+            if self._client is None:
+                self._client = self._connect()
+            return self._client
+
+    def generator(self, settings: Settings, validator: Validator | None = None, **origin: Any) -> Generator:
+        """A generator asking this endpoint through the store; `origin` (dataset, lang, run, usable,
+        reask_unusable) as `Generator` takes it."""
+        return Generator(settings, self.store, self.client, validator, **origin)
+
+    def start_run(self, dataset: str, lang: str) -> int:
+        """Record one run of this job in the store's runs table (closed by `llm.generate`); its id."""
+        return self.store.start_run(dataset, lang, self.id, self.generation["model"])
+
+    def close(self) -> None:
+        """Contact nothing more, and let requests in progress neither retry nor back off. Waits for a connection
+        being made (a local server starting), so that the server is stopped with the job, never left behind."""
+        with self._lock:
+            self._closed = True
+            client = self._client
+        if client is not None:
+            client.stop()
 
 
-def judge_settings(generation: dict[str, Any], template: str, endpoint: str) -> Settings:
-    """The judge's requests: the generation model and endpoint, greedy (temperature 0), a one-word answer."""
-    return Settings(model=generation["model"], template=template, endpoint=endpoint, temperature=0.0, top_p=1.0,
-                    max_tokens=JUDGE_MAX_TOKENS, seed=generation["seed"], max_attempts=1, concurrency=generation["concurrency"])
+@contextmanager
+def open_endpoint(config: Mapping[str, Any], manifests: Sequence[str], threads: int, log_path: str | Path | None, *,
+                  server: Callable[..., LlamaServer] = LlamaServer) -> Iterator[Endpoint]:
+    """The endpoint of one job, from the validated config, the job's model manifests input (a GGUF rebuilt from
+    PyPI), its threads and log (a local server's). Within the block SIGTERM raises KeyboardInterrupt like Ctrl-C;
+    on exit nothing is contacted any more and a local server is stopped (killed at once on an error).
+
+    The store is closed on a clean exit only: after an error, answers still in flight in other threads are paid
+    for and must still be stored (the process is ending anyway).
+    """
+    generation = config["generation"]
+    gguf = local_gguf(config)
+    endpoint = endpoint_id(generation, manifests, gguf)
+    with sigterm_as_interrupt(), ExitStack() as stack:
+        path = response_store(config)
+        store = ResponseStore(path)
+        unkeyed = store.unkeyed()
+        if unkeyed:
+            log.warning("%d responses in %s were stored before requests were keyed by endpoint and are not reused", unkeyed, path)
+        opened = Endpoint(generation, endpoint, store, connector(generation, gguf, threads, log_path, stack, server))
+        try:
+            yield opened
+        finally:
+            opened.close()  # before the server stops
+        store.close()

@@ -23,45 +23,32 @@ import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import polars as pl
 from tqdm import tqdm
 
-from clsd.data.corpora import LANGUAGE_NAMES, N_DISTRACTORS
+from clsd.core.items import N_DISTRACTORS
+from clsd.core.languages import language
+from clsd.core.text import normalise
 from clsd.generate.client import ChatClient, Interrupted
 from clsd.generate.parse import parse_answer
+from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key
-from clsd.core.text import normalise
-from clsd.validate.rules import Validator
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """What is sent for every request (all of it but `max_attempts` and `concurrency` is part of the request key)."""
+class Validator(Protocol):
+    """What generation asks of a validator (clsd.validate.rules.Validator is one): why a distractor of `target` is
+    rejected, or None when it is valid."""
 
-    model: str
-    template: str
-    endpoint: str
-    temperature: float = 1.0
-    top_p: float = 1.0
-    max_tokens: int = 512
-    seed: int | None = None
-    max_attempts: int = 3
-    concurrency: int = 4
-
-    def sampling(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
-        if self.seed is not None:
-            params["seed"] = self.seed
-        return params
+    def reason(self, target: str, distractor: str) -> str | None: ...
 
 
 def messages_for(template: str, lang: str, sentence: str) -> list[dict[str, str]]:
     """The paper's single user message: the prompt in the target language's name, then the sentence."""
-    content = template.rstrip("\n").replace("{language}", LANGUAGE_NAMES[lang]).replace("{sentence}", sentence)
+    content = template.rstrip("\n").replace("{language}", language(lang).name).replace("{sentence}", sentence)
     return [{"role": "user", "content": content}]
 
 
@@ -136,6 +123,11 @@ class Generator:
             if self._client is None:
                 self._client = self._connect()
             return self._client
+
+    @property
+    def connected(self) -> ChatClient | None:
+        """The client once this generator connected (None before), without connecting."""
+        return self._client
 
     def interrupt(self) -> None:
         """Stop at once: no new connection, no new request, no retry (requests already sent still finish)."""
@@ -228,7 +220,7 @@ class Generator:
             if len(parsed.accepted) < N_DISTRACTORS:
                 outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid numbered sentences
             for text in parsed.accepted:
-                if len(outcome.distractors) == N_DISTRACTORS or normalise(text) in map(normalise, outcome.distractors):
+                if len(outcome.distractors) == N_DISTRACTORS or normalise(text, lang) in {normalise(d, lang) for d in outcome.distractors}:
                     continue
                 reason = self.validator.reason(sentence, text) if self.validator else None
                 if reason is not None:
@@ -291,7 +283,8 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
     judge's requests, when there is one, are listed apart and included in tokens and cost); with a recorded run,
     `all_runs` adds what every run of this dataset, language, endpoint and model paid for, resumes and killed
     runs included."""
-    tally, client = generator.tally, generator._client
+    tally = generator.tally
+    http_requests, retries = http_figures(generator, judge)
     rejects = sum((o.rejects for o in outcomes), Counter())
     prompt_tokens = tally.new_prompt_tokens + (judge.tally.new_prompt_tokens if judge else 0)
     completion_tokens = tally.new_completion_tokens + (judge.tally.new_completion_tokens if judge else 0)
@@ -304,8 +297,8 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
         "shared_in_flight": tally.shared_in_flight,
         "reasked_unusable": tally.reasked_unusable,
         "new_responses": tally.new_responses,
-        "http_requests": client.requests if client else 0,
-        "retries": client.retried if client else 0,
+        "http_requests": http_requests,
+        "retries": retries,
         "rejects": dict(rejects),
         "judge": judge_report(judge) if judge else None,
         "new_prompt_tokens": prompt_tokens,
@@ -325,24 +318,32 @@ def rejected_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     return [{"id": o.id, "lang": o.lang, "text": text, "reason": reason} for o in outcomes for text, reason in o.rejected]
 
 
-def finish_run(generator: Generator, status: str) -> None:
+def http_figures(*generators: Generator | None) -> tuple[int, int]:
+    """HTTP requests and retries of the clients the generators connected (a client they share counted once: the
+    judge asks through generation's)."""
+    clients = {id(client): client for client in (g.connected for g in generators if g is not None) if client is not None}
+    return sum(client.requests for client in clients.values()), sum(client.retried for client in clients.values())
+
+
+def finish_run(generator: Generator, status: str, judge: Generator | None = None) -> None:
     """Close the generator's run row in the store (if it has one) with its status and HTTP figures."""
     if generator.run_id is not None:
-        client = generator._client
-        generator.store.finish_run(generator.run_id, status, client.requests if client else 0, client.retried if client else 0)
+        generator.store.finish_run(generator.run_id, status, *http_figures(generator, judge))
 
 
 def generate(items: list[tuple[int, str]], lang: str, generator: Generator, prices: dict[str, float | None], label: str,
              judge: Generator | None = None) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Run one language and return its distractor table and report (with the validator's rejects); the run's row
-    in the store is closed as `done`, `interrupted` or `failed: <error>`."""
+    in the store is closed as `done`, `interrupted` or `failed: <error>`. The first error stops the judge too."""
     start = time.perf_counter()
     try:
         outcomes = generator.run(items, lang)
     except BaseException as exc:
-        finish_run(generator, "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else f"failed: {exc}")
+        if judge is not None:
+            judge.interrupt()
+        finish_run(generator, "interrupted" if isinstance(exc, (KeyboardInterrupt, Interrupted)) else f"failed: {exc}", judge)
         raise
-    finish_run(generator, "done")
+    finish_run(generator, "done", judge)
     result = report(outcomes, generator, time.perf_counter() - start, prices, judge)
     for failure in result["failed"]:
         log.warning("item %s (%s) failed: %s (rejected: %s)", failure["id"], failure["lang"], failure["reason"], failure["rejected"])

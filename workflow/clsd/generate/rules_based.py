@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from clsd.data.corpora import N_DISTRACTORS
+from clsd.core.items import N_DISTRACTORS
 
 NUMBER = re.compile(r"\d+")
 WORD = re.compile(r"\w+", re.UNICODE)

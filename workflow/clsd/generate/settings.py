@@ -1,0 +1,64 @@
+"""What LLM requests send, and what their answers depend on: the rules' params of generation and the judge.
+
+`request_settings` is exactly what generation's requests and their keys depend on, so that it can be the
+generate rule's param: the prompt and the judge prompt are inputs (their content counts, not their path),
+`prices` only changes the cost estimate, `store` and `local.gguf` are paths on this machine (a moved run
+reruns nothing), and the operational settings (`concurrency`, `timeout`, `retries`, `requests_per_minute`,
+`api_key_env`) change how fast requests go or whether the job fails, never an output it writes. `local.recipe`
+and `local.n_ctx` are no param either: the weights a local server loads are the job's input (their manifest,
+or the GGUF file) and `gguf:<sha256>` of them is part of every request key, while a context size is in no key
+(a stored answer is replayed whatever the server's n_ctx).
+
+This module imports nothing heavy: the Snakefile imports it while planning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What is sent for every request (all of it but `max_attempts` and `concurrency` is part of the request key)."""
+
+    model: str
+    template: str
+    endpoint: str
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_tokens: int = 512
+    seed: int | None = None
+    max_attempts: int = 3
+    concurrency: int = 4
+
+    def sampling(self) -> dict[str, Any]:
+        """The sampling parameters of every request (the seed only when one is set)."""
+        params: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
+        if self.seed is not None:
+            params["seed"] = self.seed
+        return params
+
+
+def generation_settings(generation: Mapping[str, Any], template: str, endpoint: str) -> Settings:
+    """What every generation request sends, from the `generation:` config, the prompt template and the endpoint id."""
+    return Settings(
+        model=generation["model"], template=template, endpoint=endpoint, temperature=generation["temperature"],
+        top_p=generation["top_p"], max_tokens=generation["max_tokens"], seed=generation["seed"],
+        max_attempts=generation["max_attempts"], concurrency=generation["concurrency"],
+    )
+
+
+def endpoint_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
+    """Who answers: the model name and the remote base URL as it enters the endpoint id (None: a local server,
+    whose weights are the job's input)."""
+    base_url = generation["base_url"]
+    return {"model": generation["model"], "base_url": None if base_url is None else base_url.rstrip("/")}
+
+
+def request_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
+    """Exactly what generation's requests, their keys and its outputs depend on (the generate rule's param):
+    who answers, the sampling parameters, how often an item is re-asked, and whether unusable answers are."""
+    settings = generation_settings(generation, template="", endpoint="")
+    return endpoint_settings(generation) | settings.sampling() | {
+        "max_attempts": settings.max_attempts, "reask_unusable": generation["reask_unusable"]}
