@@ -1,5 +1,7 @@
 # clsd: Cross-Lingual Semantic Discrimination benchmarks (arXiv 2502.08638).
-# Thin entry point: configuration, validation, the rule files and the final targets.
+# Thin entry point: configuration, validation, the rule files (one per stage, each mirrored by a subpackage of
+# workflow/clsd/) and the final targets. Small rules declare `localrule: True` and run on the submitting host;
+# on a cluster only generation, translation, export, embedding and MTEB evaluation jobs are submitted.
 from snakemake.utils import min_version
 
 # clsd is imported one way everywhere: as an installed package (install.sh: pip install -e .; conda environments
@@ -22,39 +24,6 @@ config.update(clsd.config.validate(config))
 include: "rules/common.smk"
 
 
-# Small, fast rules run on the submitting host: on a cluster only embedding, translation, conversion and
-# generation jobs are submitted, so scheduling overhead does not dominate.
-localrules:
-    all,
-    parallel,
-    distractors,
-    rule_distractors,
-    candidates,
-    pivot_candidates,
-    materialise_model,
-    score,
-    mteb_json,
-    table2,
-    table3,
-    single_word_pairs,
-    shifts,
-    shift_figures,
-    correlations,
-    examples,
-    pivot_failures,
-    distractor_stats,
-    validation_table,
-    hf_export,
-    folder_checksums,
-
-
-# Validation is a small local job unless the judge asks an LLM (then it is placed like generation).
-if not config["validation"]["judge"]:
-
-    localrules:
-        validate_distractors,
-
-
 wildcard_constraints:
     dataset=alternatives(config["datasets"]),
     model=alternatives(config["models"]),
@@ -65,14 +34,16 @@ wildcard_constraints:
 
 include: "rules/data.smk"
 include: "rules/generate.smk"
+include: "rules/validate.smk"
 include: "rules/translate.smk"
 include: "rules/embed.smk"
 include: "rules/score.smk"
-include: "rules/report.smk"
 include: "rules/analysis.smk"
+include: "rules/report.smk"
 
 
 rule all:
     default_target: True
     input:
         final_targets(),
+    localrule: True

@@ -1,15 +1,17 @@
-# Why models fail (direct view): Table 3, single-word pairs with POS, normalised shifts and their
-# figures, correlations, Table 5 examples, distractor statistics and direct-vs-pivot failures.
+# Stage analysis (clsd.analysis), on the direct view: why models fail. Table 3, single-word pairs with POS,
+# normalised shifts and their figures, correlations, Table 5 examples, distractor statistics and the items a model
+# gets right directly but wrong through the pivot. Aggregations take keyed inputs (clsd.core.paths.keyed).
 
 
 rule single_word_pairs:
     input:
-        candidates="results/candidates/{dataset}/direct.parquet",
-        stanza=stanza_sentinel(),
+        candidates=fill(paths.CANDIDATES, view="direct"),
+        stanza=planned_sentinel("stanza", "models"),
     output:
-        "results/analysis/{dataset}/single_word.parquet",
+        paths.SINGLE_WORD,
     log:
         "results/logs/single_word_pairs/{dataset}.log",
+    localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
@@ -21,20 +23,18 @@ rule single_word_pairs:
 
 rule distractor_stats:
     input:
-        candidates=expand(
-            "results/candidates/{dataset}/direct.parquet", dataset=config["datasets"]
-        ),
+        unpack(candidate_tables),
     output:
-        md="results/tables/distractor_stats.md",
-        tex="results/tables/distractor_stats.tex",
-        csv="results/tables/distractor_stats.csv",
-        copies="results/tables/distractor_copies.csv",
+        md=fill(paths.TABLE, name="distractor_stats", ext="md"),
+        tex=fill(paths.TABLE, name="distractor_stats", ext="tex"),
+        csv=fill(paths.TABLE, name="distractor_stats", ext="csv"),
+        copies=fill(paths.TABLE, name="distractor_copies", ext="csv"),
     log:
         "results/logs/distractor_stats.log",
+    localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
-        datasets=list(config["datasets"]),
         code=code("distractor_stats.py"),
     script:
         "../workflow/scripts/distractor_stats.py"
@@ -42,25 +42,22 @@ rule distractor_stats:
 
 rule table3:
     input:
-        scores=analysis_scores("direct"),
-        candidates=expand(
-            "results/candidates/{dataset}/direct.parquet", dataset=config["datasets"]
-        ),
+        unpack(direct_analysis_inputs),
     output:
         md=report(
-            "results/tables/table3.md",
+            fill(paths.TABLE, name="table3", ext="md"),
             caption="../report/table3.rst",
             category="Tables",
         ),
-        tex="results/tables/table3.tex",
-        csv="results/tables/table3.csv",
+        tex=fill(paths.TABLE, name="table3", ext="tex"),
+        csv=fill(paths.TABLE, name="table3", ext="csv"),
     log:
         "results/logs/table3.log",
+    localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
-        entries=analysis_entries(),
-        datasets=list(config["datasets"]),
+        labels=model_labels(),
         code=code("table3.py"),
     script:
         "../workflow/scripts/table3.py"
@@ -68,29 +65,19 @@ rule table3:
 
 rule shifts:
     input:
-        embeddings=expand(
-            "results/embeddings/{{model}}/{dataset}/direct.parquet",
-            dataset=config["datasets"],
-        ),
-        candidates=expand(
-            "results/candidates/{dataset}/direct.parquet", dataset=config["datasets"]
-        ),
-        pairs=expand(
-            "results/analysis/{dataset}/single_word.parquet",
-            dataset=config["datasets"],
-        ),
-        parallel=expand(
-            "results/data/{dataset}/parallel.parquet", dataset=config["datasets"]
-        ),
+        unpack(shift_inputs),
     output:
-        "results/analysis/shifts/{model}.parquet",
+        paths.SHIFTS,
     log:
         "results/logs/shifts/{model}.log",
+    localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
-        datasets=list(config["datasets"]),
-        languages=[spec["languages"] for spec in config["datasets"].values()],
+        languages={
+            name: spec["languages"]
+            for name, spec in sorted(config["datasets"].items())
+        },
         seed=config["analysis"]["seed"],
         label=model_label,
         code=code("shifts.py"),
@@ -100,23 +87,24 @@ rule shifts:
 
 rule shift_figures:
     input:
-        expand("results/analysis/shifts/{model}.parquet", model=config["models"]),
+        unpack(shifts_of),
     output:
-        x_pdf="results/figures/x_change.pdf",
+        x_pdf=fill(paths.FIGURE, name="x_change", ext="pdf"),
         x_png=report(
-            "results/figures/x_change.png",
+            fill(paths.FIGURE, name="x_change", ext="png"),
             caption="../report/x_change.rst",
             category="Figures",
         ),
-        m_pdf="results/figures/m_change.pdf",
+        m_pdf=fill(paths.FIGURE, name="m_change", ext="pdf"),
         m_png=report(
-            "results/figures/m_change.png",
+            fill(paths.FIGURE, name="m_change", ext="png"),
             caption="../report/m_change.rst",
             category="Figures",
         ),
-        summary="results/tables/shift_summary.csv",
+        summary=fill(paths.TABLE, name="shift_summary", ext="csv"),
     log:
         "results/logs/shift_figures.log",
+    localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
@@ -130,17 +118,18 @@ rule shift_figures:
 
 rule correlations:
     input:
-        expand("results/analysis/shifts/{model}.parquet", model=config["models"]),
+        unpack(shifts_of),
     output:
         md=report(
-            "results/tables/correlations.md",
+            fill(paths.TABLE, name="correlations", ext="md"),
             caption="../report/correlations.rst",
             category="Tables",
         ),
-        tex="results/tables/correlations.tex",
-        csv="results/tables/correlations.csv",
+        tex=fill(paths.TABLE, name="correlations", ext="tex"),
+        csv=fill(paths.TABLE, name="correlations", ext="csv"),
     log:
         "results/logs/correlations.log",
+    localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
@@ -152,24 +141,21 @@ rule correlations:
 
 rule examples:
     input:
-        scores=analysis_scores("direct"),
-        candidates=expand(
-            "results/candidates/{dataset}/direct.parquet", dataset=config["datasets"]
-        ),
+        unpack(direct_analysis_inputs),
     output:
         md=report(
-            "results/tables/table5.md",
+            fill(paths.TABLE, name="table5", ext="md"),
             caption="../report/table5.rst",
             category="Tables",
         ),
-        tex="results/tables/table5.tex",
+        tex=fill(paths.TABLE, name="table5", ext="tex"),
     log:
         "results/logs/examples.log",
+    localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
-        entries=analysis_entries(),
-        datasets=list(config["datasets"]),
+        labels=model_labels(),
         n=config["analysis"]["examples"],
         seed=config["analysis"]["seed"],
         code=code("examples.py"),
@@ -179,25 +165,21 @@ rule examples:
 
 rule pivot_failures:
     input:
-        direct=analysis_scores("direct"),
-        pivot=analysis_scores("pivot"),
-        candidates=expand(
-            "results/candidates/{dataset}/direct.parquet", dataset=config["datasets"]
-        ),
+        unpack(pivot_failure_inputs),
     output:
         md=report(
-            "results/tables/pivot_failures.md",
+            fill(paths.TABLE, name="pivot_failures", ext="md"),
             caption="../report/pivot_failures.rst",
             category="Tables",
         ),
-        csv="results/tables/pivot_failures.csv",
+        csv=fill(paths.TABLE, name="pivot_failures", ext="csv"),
     log:
         "results/logs/pivot_failures.log",
+    localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
-        entries=analysis_entries(),
-        datasets=list(config["datasets"]),
+        labels=model_labels(),
         code=code("pivot_failures.py"),
     script:
         "../workflow/scripts/pivot_failures.py"

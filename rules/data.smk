@@ -1,13 +1,15 @@
-# Corpora → parallel pairs → distractor sets → the candidate table of the direct view.
+# Stage data (clsd.data): corpora and published files → parallel pairs → (distractor sets) → the candidate table of
+# the direct view; checksum sentinels of local folders.
 
 
 rule parallel:
     input:
-        parallel_inputs,
+        unpack(parallel_inputs),
     output:
-        "results/data/{dataset}/parallel.parquet",
+        paths.PARALLEL,
     log:
         "results/logs/parallel/{dataset}.log",
+    localrule: True
     conda:
         "../envs/data.yaml"
     params:
@@ -19,14 +21,17 @@ rule parallel:
 
 rule distractors:
     input:
-        parallel="results/data/{dataset}/parallel.parquet",
-        csv=published_distractors_input,
+        unpack(published_distractors_input),
+        parallel=paths.PARALLEL,
     output:
-        "results/distractors/{dataset}/{lang}.parquet",
+        paths.DISTRACTORS,
     log:
         "results/logs/distractors/{dataset}/{lang}.log",
     wildcard_constraints:
-        dataset=alternatives(published_distractor_datasets()),
+        dataset=alternatives(
+            datasets_with_distractors(("from_source", "published_csv"))
+        ),
+    localrule: True
     conda:
         "../envs/data.yaml"
     params:
@@ -38,12 +43,13 @@ rule distractors:
 
 rule candidates:
     input:
-        parallel="results/data/{dataset}/parallel.parquet",
-        distractors=distractor_files,
+        parallel=paths.PARALLEL,
+        distractors=validated_sets,
     output:
-        "results/candidates/{dataset}/direct.parquet",
+        fill(paths.CANDIDATES, view="direct"),
     log:
         "results/logs/candidates/{dataset}.log",
+    localrule: True
     conda:
         "../envs/data.yaml"
     params:
@@ -55,11 +61,12 @@ rule candidates:
 
 rule folder_checksums:
     output:
-        "results/sources/{kind}/{name}.json",
+        paths.SENTINEL,
     log:
         "results/logs/folder_checksums/{kind}/{name}.log",
     wildcard_constraints:
         kind="models|translator|stanza",
+    localrule: True
     conda:
         "../envs/data.yaml"
     params:

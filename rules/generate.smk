@@ -1,19 +1,19 @@
-# Generated distractor sets: an LLM behind an OpenAI-compatible endpoint (a local llama.cpp server by
-# default), or the rule-based baseline. One job per dataset and language, with its own concurrency.
-# Every set, generated or published, then passes validation (clsd.validate.rules) on its way to the candidates.
+# Stage generate (clsd.generate): distractor sets written by an LLM behind an OpenAI-compatible endpoint (a local
+# llama.cpp server by default), or by the rule-based baseline. One job per dataset and language, with its own
+# concurrency; every response is stored before it is parsed.
 
 
 rule generate_distractors:
     input:
-        parallel="results/data/{dataset}/parallel.parquet",
+        parallel=paths.PARALLEL,
         prompt=config["generation"]["prompt"],
         judge_prompt=judge_prompt_input(),
         model=llm_model_input(),
         gguf=local_gguf_input(),
     output:
-        distractors="results/distractors/{dataset}/{lang}.parquet",
+        distractors=paths.DISTRACTORS,
         report=report(
-            "results/generation/{dataset}/{lang}.json",
+            paths.GENERATION_REPORT,
             caption="../report/generation.rst",
             category="Generation",
         ),
@@ -37,15 +37,16 @@ rule generate_distractors:
 
 rule rule_distractors:
     input:
-        parallel="results/data/{dataset}/parallel.parquet",
+        parallel=paths.PARALLEL,
         lexicon=rule_lexicon,
     output:
-        distractors="results/distractors/{dataset}/{lang}.parquet",
-        report="results/generation/{dataset}/{lang}.json",
+        distractors=paths.DISTRACTORS,
+        report=paths.GENERATION_REPORT,
     log:
         "results/logs/rule_distractors/{dataset}/{lang}.log",
     wildcard_constraints:
-        dataset=alternatives(rule_datasets()),
+        dataset=alternatives(datasets_with_distractors(("rules",))),
+    localrule: True
     conda:
         "../envs/data.yaml"
     params:
@@ -53,29 +54,3 @@ rule rule_distractors:
         code=code("rule_distractors.py"),
     script:
         "../workflow/scripts/rule_distractors.py"
-
-
-rule validate_distractors:
-    input:
-        parallel="results/data/{dataset}/parallel.parquet",
-        distractors="results/distractors/{dataset}/{lang}.parquet",
-        judge_prompt=judge_prompt_input(),
-        model=llm_model_input() if config["validation"]["judge"] else [],
-        gguf=local_gguf_input() if config["validation"]["judge"] else [],
-    output:
-        distractors="results/validated/{dataset}/{lang}.parquet",
-        report="results/validation/{dataset}/{lang}.json",
-    log:
-        "results/logs/validate_distractors/{dataset}/{lang}.log",
-    conda:
-        "../envs/generate.yaml"
-    threads: llm_threads() if config["validation"]["judge"] else 1
-    resources:
-        llm=1 if config["validation"]["judge"] else 0,
-    params:
-        validation=validation_params,
-        kind=distractor_kind,
-        generation=generation_settings() if config["validation"]["judge"] else None,
-        code=code("validate_distractors.py"),
-    script:
-        "../workflow/scripts/validate_distractors.py"

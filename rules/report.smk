@@ -1,63 +1,40 @@
-# Aggregation: Table 2 in Markdown/LaTeX/CSV and one MTEB-shaped JSON per model and dataset.
-
-
-rule mteb_json:
-    input:
-        candidates="results/candidates/{dataset}/direct.parquet",
-        view_candidates=expand(
-            "results/candidates/{{dataset}}/{view}.parquet", view=VIEWS
-        ),
-        scores=score_files,
-    output:
-        "results/mteb/{model}/{dataset}.json",
-    log:
-        "results/logs/mteb_json/{model}/{dataset}.log",
-    conda:
-        "../envs/report.yaml"
-    params:
-        views=VIEWS,
-        directions=dataset_directions,
-        code=code("mteb_json.py"),
-    script:
-        "../workflow/scripts/mteb_json.py"
+# Stage report (clsd.report): Table 2 with exact intervals, paired comparisons and its figure; the validation table;
+# one MTEB-shaped record per model and dataset; each dataset as a Hugging Face datasets folder; the opt-in MTEB
+# evaluation. Aggregations take keyed inputs (clsd.core.paths.keyed).
 
 
 rule table2:
     input:
-        scores=table2_inputs(),
-        candidates=expand(
-            "results/candidates/{dataset}/direct.parquet", dataset=config["datasets"]
-        ),
+        unpack(table2_inputs),
     output:
         md=report(
-            "results/tables/table2.md",
+            fill(paths.TABLE, name="table2", ext="md"),
             caption="../report/table2.rst",
             category="Tables",
         ),
-        tex="results/tables/table2.tex",
-        csv="results/tables/table2.csv",
+        tex=fill(paths.TABLE, name="table2", ext="tex"),
+        csv=fill(paths.TABLE, name="table2", ext="csv"),
         pairs_md=report(
-            "results/tables/table2_pairs.md",
+            fill(paths.TABLE, name="table2_pairs", ext="md"),
             caption="../report/table2_pairs.rst",
             category="Tables",
         ),
-        pairs_csv="results/tables/table2_pairs.csv",
-        figure_pdf="results/figures/table2.pdf",
+        pairs_csv=fill(paths.TABLE, name="table2_pairs", ext="csv"),
+        figure_pdf=fill(paths.FIGURE, name="table2", ext="pdf"),
         figure_png=report(
-            "results/figures/table2.png",
+            fill(paths.FIGURE, name="table2", ext="png"),
             caption="../report/table2_figure.rst",
             category="Figures",
         ),
     log:
         "results/logs/table2.log",
+    localrule: True
     conda:
         "../envs/report.yaml"
     params:
-        entries=table2_entries(),
-        dataset_labels=[spec["label"] for spec in config["datasets"].values()],
-        directions={
-            name: spec["directions"] for name, spec in config["datasets"].items()
-        },
+        views=VIEWS,
+        labels=labels(),
+        directions=directions_by_dataset(),
         uncertainty=config["table2"],
         code=code("table2.py"),
     script:
@@ -66,16 +43,17 @@ rule table2:
 
 rule validation_table:
     input:
-        validation_reports(),
+        unpack(validation_reports),
     output:
         md=report(
-            "results/tables/validation.md",
+            fill(paths.TABLE, name="validation", ext="md"),
             caption="../report/validation.rst",
             category="Validation",
         ),
-        csv="results/tables/validation.csv",
+        csv=fill(paths.TABLE, name="validation", ext="csv"),
     log:
         "results/logs/validation_table.log",
+    localrule: True
     conda:
         "../envs/report.yaml"
     params:
@@ -85,22 +63,39 @@ rule validation_table:
         "../workflow/scripts/validation_table.py"
 
 
+rule mteb_json:
+    input:
+        unpack(mteb_inputs),
+    output:
+        paths.MTEB_RECORD,
+    log:
+        "results/logs/mteb_json/{model}/{dataset}.log",
+    localrule: True
+    conda:
+        "../envs/report.yaml"
+    params:
+        directions=dataset_directions,
+        code=code("mteb_json.py"),
+    script:
+        "../workflow/scripts/mteb_json.py"
+
+
 rule hf_export:
     input:
-        views=expand("results/candidates/{{dataset}}/{view}.parquet", view=VIEWS),
+        unpack(view_candidates),
     output:
         report(
-            directory("results/hf/{dataset}"),
+            directory(paths.HF_EXPORT),
             patterns=["{card}.md"],
             caption="../report/hf_dataset.rst",
             category="Datasets",
         ),
     log:
         "results/logs/hf_export/{dataset}.log",
+    localrule: True
     conda:
         "../envs/report.yaml"
     params:
-        views=VIEWS,
         directions=dataset_directions,
         card=card_params,
         code=code("hf_export.py"),
@@ -110,29 +105,27 @@ rule hf_export:
 
 rule mteb_evaluate:
     input:
-        dataset="results/hf/{dataset}",
-        scores=score_files,
+        unpack(score_files),
+        dataset=paths.HF_EXPORT,
         model=model_input,
         export=export_input,
     output:
-        result="results/mteb-evaluate/{model}/{dataset}.json",
-        check="results/mteb-evaluate/{model}/{dataset}.check.json",
+        result=paths.MTEB_EVALUATE,
+        check=paths.MTEB_EVALUATE.replace(".json", ".check.json"),
     log:
         "results/logs/mteb_evaluate/{model}/{dataset}.log",
     benchmark:
         "results/benchmarks/mteb_evaluate/{model}/{dataset}.tsv"
     conda:
         "../envs/mteb.yaml"
-    threads: 2
+    threads: threads("mteb_evaluate")
     resources:
         mem_mb=config["resources"]["embed_mem_mb"],
         runtime=config["resources"]["embed_runtime"],
         gpu=config["resources"]["embed_gpu"],
     params:
         model=model_params,
-        device=config["device"],
-        views=VIEWS,
-        cache=config["mteb"]["cache"],
+        backend=backend_code,
         code=code("mteb_evaluate.py"),
     script:
         "../workflow/scripts/mteb_evaluate.py"

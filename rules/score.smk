@@ -1,14 +1,15 @@
-# Per-item cosines and strict Precision@1 outcomes per model × dataset × view (all directions).
+# Stage score (clsd.score): per-item cosines and strict Precision@1 outcomes per model × dataset × view.
 
 
 rule score:
     input:
-        texts="results/candidates/{dataset}/{view}.parquet",
-        embeddings="results/embeddings/{model}/{dataset}/{view}.parquet",
+        texts=paths.CANDIDATES,
+        embeddings=paths.EMBEDDINGS,
     output:
-        "results/scores/{model}/{dataset}/{view}.parquet",
+        paths.SCORES,
     log:
         "results/logs/score/{model}/{dataset}/{view}.log",
+    localrule: True
     conda:
         "../envs/report.yaml"
     params:

@@ -1,17 +1,18 @@
-# English pivot: translate every distinct text once per dataset, then the pivot candidate table.
+# Stage translate (clsd.translate): every distinct text of a dataset translated once into the pivot language, then
+# the candidate table of the pivot view.
 
 
 rule convert_ct2:
     input:
         TRANSLATOR_SENTINEL,
     output:
-        directory("results/translators/ct2"),
+        directory(paths.CT2),
     log:
         "results/logs/convert_ct2.log",
     conda:
         "../envs/translate.yaml"
     params:
-        model=config["pivot"]["model"],
+        model=translator_spec()["model"],
         quantization=config["pivot"]["quantization"],
         code=code("convert_ct2.py"),
     script:
@@ -20,27 +21,26 @@ rule convert_ct2:
 
 rule translate:
     input:
-        texts="results/candidates/{dataset}/direct.parquet",
+        unpack(pivot_inputs),
+        texts=fill(paths.CANDIDATES, view="direct"),
         converted=converted_model(),
         model=TRANSLATOR_SENTINEL,
-        published=pivot_inputs,
     output:
-        "results/pivot/{dataset}.parquet",
+        paths.PIVOT,
     log:
         "results/logs/translate/{dataset}.log",
     benchmark:
         "results/benchmarks/translate/{dataset}.tsv"
     conda:
         "../envs/translate.yaml"
-    threads: 2
+    threads: threads("translate")
     resources:
         mem_mb=config["pivot"]["mem_mb"],
         runtime=config["pivot"]["runtime"],
         gpu=translation_gpus(),
     params:
         spec=translator_spec(),
-        pivot_csv=pivot_csv,
-        published=published_distractors,
+        files=pivot_params,
         languages=dataset_languages,
         code=code("translate.py"),
     script:
@@ -49,12 +49,13 @@ rule translate:
 
 rule pivot_candidates:
     input:
-        texts="results/candidates/{dataset}/direct.parquet",
-        translations="results/pivot/{dataset}.parquet",
+        texts=fill(paths.CANDIDATES, view="direct"),
+        translations=paths.PIVOT,
     output:
-        "results/candidates/{dataset}/pivot.parquet",
+        fill(paths.CANDIDATES, view="pivot"),
     log:
         "results/logs/pivot_candidates/{dataset}.log",
+    localrule: True
     conda:
         "../envs/data.yaml"
     params:

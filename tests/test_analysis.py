@@ -3,10 +3,9 @@
 import numpy as np
 import polars as pl
 import pytest
-
-from clsd.data import candidates as candidates_module
 from clsd.analysis import distractor_stats, shifts, swaps, table3
 from clsd.core import intervals
+from clsd.data import candidates as candidates_module
 from clsd.embed.models import embedding_table
 
 # ---- single-word pairs -------------------------------------------------------------------------

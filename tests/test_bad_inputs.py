@@ -14,11 +14,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from clsd import config as cfg
-from clsd.data import corpora
 from clsd.core.errors import InputError
-
+from clsd.data import corpora
 from conftest import ROOT
 
 SAMPLE = ROOT / "resources/sample/clsd_sample.csv"

@@ -1,17 +1,15 @@
 """Config schema and semantic checks: defaults filled in, every rejection names the key."""
 
 import copy
-from pathlib import Path
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 import yaml
-
 from clsd import config as cfg
 from clsd.core.errors import InputError
-
 from conftest import ROOT
 
 MINIMAL = {

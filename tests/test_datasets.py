@@ -7,10 +7,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
-from clsd.data import corpora
 from clsd.core.errors import InputError
-
+from clsd.data import corpora
 from conftest import PUBLISHED, ROOT, WMT, require_shared
 
 

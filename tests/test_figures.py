@@ -6,11 +6,11 @@ import itertools
 import numpy as np
 import polars as pl
 import pytest
+from clsd.analysis import figures as shift_figures
+from clsd.report import figures
 from matplotlib.container import BarContainer
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
-
-from clsd.report import figures
 
 UPOS = ["ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"]
 MODELS = ["paraphrase-multilingual-mpnet-base-v2", "multilingual-e5-large (query: prefix)", "EmbeddingGemma-300m",
@@ -78,7 +78,7 @@ def check_readable(fig) -> None:
 
 
 def test_shift_figure_with_many_groups_and_long_labels_is_readable():
-    fig = figures.draw_shift_figure(shift_summary(), "x_shift")
+    fig = shift_figures.draw_shift_figure(shift_summary(), "x_shift")
     check_readable(fig)
     (ax,) = fig.axes
     labels = [t.get_text() for t in ax.get_yticklabels()]
@@ -113,6 +113,6 @@ def test_table2_figure_draws_no_bar_for_a_column_without_items():
 
 def test_figures_are_written_as_pdf_and_png(tmp_path):
     figures.table2_figure(table2_intervals(), tmp_path / "t.pdf", tmp_path / "t.png")
-    figures.shift_figure(shift_summary(), "m_shift", tmp_path / "m.pdf", tmp_path / "m.png")
+    shift_figures.shift_figure(shift_summary(), "m_shift", tmp_path / "m.pdf", tmp_path / "m.png")
     for name in ("t", "m"):
         assert (tmp_path / f"{name}.png").read_bytes()[:4] == b"\x89PNG" and (tmp_path / f"{name}.pdf").read_bytes()[:4] == b"%PDF"

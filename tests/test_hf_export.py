@@ -8,13 +8,19 @@ import json
 import polars as pl
 import pytest
 import yaml
-
-from clsd.data import candidates, corpora as clsd_datasets
-
-from clsd.report import table2
 from clsd.core.errors import InputError
-from clsd.report.hf_export import PARTS, ViewTable, config_name, export, items_table, subset_parts
 from clsd.core.io import read_meta, write_table
+from clsd.data import candidates
+from clsd.data import corpora as clsd_datasets
+from clsd.report import mteb_record
+from clsd.report.hf_export import (
+    PARTS,
+    ViewTable,
+    config_name,
+    export,
+    items_table,
+    subset_parts,
+)
 from conftest import ROOT
 
 SAMPLE = ROOT / "resources" / "sample" / "clsd_sample.csv"
@@ -172,9 +178,9 @@ def test_task_name_subsets_languages_and_revision_are_those_of_clsds_mteb_record
                            "cos_d1": [0.5] * 6, "correct": [True] * 6})
     candidates_path = tmp_path / "direct.parquet"
     write_table(direct.table, candidates_path, direct.meta)
-    record = table2.mteb_result(
+    record = mteb_record.mteb_result(
         dataset="sample", candidates_meta=read_meta(candidates_path),
-        texts_by_view={entry.view: table2.view_texts(entry.table, entry.meta) for entry in (direct, pivot)},
+        texts_by_view={entry.view: mteb_record.view_texts(entry.table, entry.meta) for entry in (direct, pivot)},
         model_meta={"name": "m"}, scores_by_view={"direct": scores, "pivot": scores}, directions=["de-fr", "fr-de"],
         evaluation_time=None)
     assert manifest["task_name"] == record["task_name"] == "CLSD-sample"

@@ -11,16 +11,27 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
-from clsd.embed import models
-
-from clsd.report import table2
-
-from clsd.score import precision
 from clsd.core.errors import InputError
-from clsd.report.hf_export import ViewTable, config_name, data_file, document_id, export, query_id
 from clsd.core.io import read_meta, write_table
-from clsd.mteb_task import MAIN_SCORE, clsd_encoder, clsd_task, compare_with_scores, read_manifest, strict_outcomes
+from clsd.embed import models
+from clsd.mteb_task import (
+    MAIN_SCORE,
+    clsd_encoder,
+    clsd_task,
+    compare_with_scores,
+    read_manifest,
+    strict_outcomes,
+)
+from clsd.report import mteb_record
+from clsd.report.hf_export import (
+    ViewTable,
+    config_name,
+    data_file,
+    document_id,
+    export,
+    query_id,
+)
+from clsd.score import precision
 from test_hf_export import offline, sample_view  # noqa: F401 (offline is a fixture)
 
 DIRECTIONS = ["de-fr", "fr-de"]
@@ -84,8 +95,8 @@ def test_mtebs_and_clsds_results_load_into_one_results_cache(sample_run, tmp_pat
     view, scores = sample_run["view"], sample_run["scores"]
     candidates_path = tmp_path / "direct.parquet"
     write_table(view.table, candidates_path, view.meta)
-    record = table2.mteb_result(dataset="sample", candidates_meta=read_meta(candidates_path),
-                                texts_by_view={"direct": table2.view_texts(view.table, view.meta)}, model_meta={"name": "minilm"},
+    record = mteb_record.mteb_result(dataset="sample", candidates_meta=read_meta(candidates_path),
+                                texts_by_view={"direct": mteb_record.view_texts(view.table, view.meta)}, model_meta={"name": "minilm"},
                                 scores_by_view={"direct": scores}, directions=DIRECTIONS, evaluation_time=None)
     cache = ResultCache(tmp_path / "cache")
     cache.save_to_cache(sample_run["result"], "sentence-transformers/all-MiniLM-L6-v2", "mteb")

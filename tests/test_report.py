@@ -1,20 +1,17 @@
 """Table 2 layout, intervals and formats, and the MTEB-shaped record, from hand-made score files."""
 
-from collections import defaultdict
 import json
 import shutil
 import subprocess
+from collections import defaultdict
 
 import numpy as np
 import polars as pl
 import pytest
-
 from clsd.core import intervals, render
-
-from clsd.data import candidates
-
-from clsd.report import table2
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.data import candidates
+from clsd.report import mteb_record, table2
 
 SCORE_SCHEMA = {"id": pl.Int64, "direction": pl.String, "cos_true": pl.Float64, "cos_d1": pl.Float64, "correct": pl.Boolean}
 
@@ -316,9 +313,9 @@ def pivot_candidates(direct_path, folder, language="en"):
 
 
 def record(candidates_path, scores_by_view, views_paths, directions=("de-fr", "fr-de")):
-    return table2.mteb_result(
+    return mteb_record.mteb_result(
         dataset="sample", candidates_meta=read_meta(candidates_path),
-        texts_by_view={view: table2.view_texts(read_table(path), read_meta(path)) for view, path in views_paths.items()},
+        texts_by_view={view: mteb_record.view_texts(read_table(path), read_meta(path)) for view, path in views_paths.items()},
         model_meta={"name": "m"}, scores_by_view=scores_by_view, directions=list(directions), evaluation_time=1.5)
 
 

@@ -3,9 +3,9 @@
 import numpy as np
 import polars as pl
 import pytest
-
+from clsd.core.keys import text_key
+from clsd.embed.models import embedding_table
 from clsd.score import precision
-from clsd.embed.models import embedding_table, text_key
 
 
 def test_perfect_items_score_100():

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from conftest import ROOT
-from test_workflow import MINILM, SAMPLE, MODEL_STORE, snakemake, write_config
+from test_workflow import MINILM, MODEL_STORE, SAMPLE, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 CLUSTER = ROOT / "tests/slurm/cluster.sh"

@@ -2,12 +2,9 @@
 
 import polars as pl
 import pytest
-
-from clsd.data import corpora
-
-from clsd.translate import pivot
 from clsd.core.errors import InputError
-
+from clsd.data import corpora
+from clsd.translate import pivot
 from conftest import PUBLISHED, require_shared
 
 GERMAN = ["Der Stadtrat hat den Bau genehmigt.", "Die Zentralbank hebt den Leitzins an.", "Kurz."]

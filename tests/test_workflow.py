@@ -15,13 +15,10 @@ import numpy as np
 import polars as pl
 import pytest
 import yaml
-
-from clsd.data import corpora
-
-from clsd.report import table2
-from clsd.embed.models import text_key
 from clsd.core.io import read_meta
-
+from clsd.core.keys import text_key
+from clsd.data import corpora
+from clsd.report import mteb_record
 from conftest import MODEL_STORE, PUBLISHED, ROOT, require_shared
 
 pytestmark = pytest.mark.workflow
@@ -55,6 +52,19 @@ def planned_jobs(workdir: Path) -> list[tuple[str, dict[str, str]]]:
     total = re.search(r"^total\s+(\d+)\s*$", output, re.MULTILINE)
     assert total is not None and int(total.group(1)) == len(jobs) > 0, f"unreadable dry run:\n{output[-3000:]}"
     return jobs
+
+
+def params_naming_paths(workdir: Path) -> list[tuple[str, str]]:
+    """(rule, path) of every rule param recorded by Snakemake that names a file or folder on this machine: none may
+    (a moved run, or the same run on another machine, must plan nothing)."""
+    found = []
+    for record in (json.loads(path.read_text(encoding="utf-8")) for path in (workdir / ".snakemake/metadata").iterdir()):
+        for value in record.get("params") or []:
+            for candidate in re.findall(r"[~/][\w.\-/]+", value):
+                expanded = Path(os.path.expanduser(candidate))
+                if expanded.is_absolute() and len(expanded.parts) > 2 and expanded.exists():
+                    found.append((record["rule"], candidate))
+    return found
 
 
 def write_config(workdir: Path, config: dict) -> None:
@@ -131,7 +141,8 @@ def test_outputs_of_the_whole_dag(workdir):
 
     full = pl.read_csv(workdir / "results/tables/table2.csv")
     table = p1_columns(full)
-    assert table.columns == ["view", "model", "Sample DE→FR", "Sample FR→DE", "Raw DE→FR", "Raw FR→DE", "Average"]
+    # one canonical order: models and datasets by name, whatever their order in the config
+    assert table.columns == ["view", "model", "Raw DE→FR", "Raw FR→DE", "Sample DE→FR", "Sample FR→DE", "Average"]
     assert table["model"].to_list() == ["minilm", "minilm-query", "items scored"]
     assert table.row(2) == ("n", "items scored", 22.0, 22.0, 22.0, 22.0, None)
     assert (full["Sample DE→FR ci_low"] <= full["Sample DE→FR"]).head(2).all() and (full["Average ci_high"] >= full["Average"]).head(2).all()
@@ -148,6 +159,7 @@ def test_outputs_of_the_whole_dag(workdir):
     assert "| direct | minilm |" in markdown and "| n | items scored | 22 | 22 | 22 | 22 | – |" in markdown
     assert "not scored" not in markdown  # every item has its distractors
     assert (workdir / "results/tables/table2.tex").read_text().startswith(r"\begin{tabular}")
+    assert params_naming_paths(workdir) == []
 
     parallel = pl.read_parquet(workdir / "results/data/raw/parallel.parquet")
     assert parallel.height == 22 and "Kurzer Satz." not in parallel["de"].to_list()
@@ -175,7 +187,7 @@ def test_outputs_of_the_whole_dag(workdir):
 
     record = json.loads((workdir / "results/mteb/minilm/sample.json").read_text())
     direct = workdir / "results/candidates/sample/direct.parquet"
-    assert record["dataset_revision"] == table2.dataset_revision({"direct": table2.view_texts(pl.read_parquet(direct), read_meta(direct))})
+    assert record["dataset_revision"] == mteb_record.dataset_revision({"direct": mteb_record.view_texts(pl.read_parquet(direct), read_meta(direct))})
     raw = json.loads((workdir / "results/mteb/minilm/raw.json").read_text())
     assert raw["dataset_revision"] == record["dataset_revision"]  # same texts from other files: the same content
     assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de"}
@@ -206,7 +218,7 @@ def test_analysis_outputs(workdir):
     table5 = (workdir / "results/tables/table5.md").read_text()
     assert table5.count("\n| sample") + table5.count("\n| raw") == 10
     stats = pl.read_csv(workdir / "results/tables/distractor_stats.csv")
-    assert stats["Dataset"].to_list() == ["sample", "sample", "raw", "raw", "all", "all"]
+    assert stats["Dataset"].to_list() == ["raw", "raw", "sample", "sample", "all", "all"]
     assert stats["distractors"].to_list() == [88, 88, 88, 88, 176, 176]
     assert stats["target_copies"].to_list() == [0] * 6
     assert pl.read_csv(workdir / "results/tables/distractor_copies.csv").height == 0
@@ -229,7 +241,8 @@ AGGREGATIONS = {("all",), ("table2",), ("table3",), ("examples",), ("shift_figur
 
 
 def aggregations(jobs) -> set[tuple[str]]:
-    return {(rule,) for rule, w in jobs if not {"model", "dataset"} & set(w)}
+    """Jobs of rules that aggregate over models or datasets (the checksum sentinels of local folders are not)."""
+    return {(rule,) for rule, w in jobs if not {"model", "dataset", "kind"} & set(w)}
 
 
 def test_adding_a_model_schedules_only_its_jobs(fresh_copy, minilm_folder):
@@ -245,7 +258,22 @@ def test_adding_a_model_schedules_only_its_jobs(fresh_copy, minilm_folder):
     assert aggregations(jobs) == AGGREGATIONS
     snakemake(fresh_copy)
     table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
-    assert table["model"].to_list() == ["minilm", "minilm-query", "minilm-passage", "items scored"]
+    assert table["model"].to_list() == ["minilm", "minilm-passage", "minilm-query", "items scored"]
+
+
+def test_tables_do_not_depend_on_the_order_of_models_and_datasets_in_the_config(fresh_copy):
+    before = {path.relative_to(fresh_copy): path.read_bytes() for folder in ("tables", "figures") for path in (fresh_copy / "results" / folder).iterdir()}
+    config = read_config(fresh_copy)
+    config["models"] = dict(reversed(list(config["models"].items())))
+    config["datasets"] = dict(reversed(list(config["datasets"].items())))
+    write_config(fresh_copy, config)
+    for folder in ("tables", "figures"):
+        shutil.rmtree(fresh_copy / "results" / folder)
+    snakemake(fresh_copy)
+    text = [name for name in before if name.suffix in (".md", ".csv", ".tex")]
+    assert len(text) > 20
+    for name in text:
+        assert (fresh_copy / name).read_bytes() == before[name], name
 
 
 def test_changing_a_prefix_reruns_only_that_model(fresh_copy):
@@ -262,7 +290,7 @@ def test_changing_a_dataset_label_reruns_only_the_tables_that_print_it(fresh_cop
     config = read_config(fresh_copy)
     config["datasets"]["raw"]["label"] = "Raw WMT"
     write_config(fresh_copy, config)
-    assert job_set(planned_jobs(fresh_copy)) == {("table2", "", "", "", ""), ("all", "", "", "", "")}
+    assert job_set(planned_jobs(fresh_copy)) == {("table2", "", "", "", ""), ("hf_export", "", "raw", "", ""), ("all", "", "", "", "")}
 
 
 def per_dataset(dataset: str) -> set[tuple[str, ...]]:
@@ -271,7 +299,7 @@ def per_dataset(dataset: str) -> set[tuple[str, ...]]:
     jobs |= {("validate_distractors", "", dataset, "", lang) for lang in ("de", "fr")} | {("validation_table", "", "", "", "")}
     jobs |= {(rule, model, dataset, "direct", "") for rule in ("embed", "score") for model in ("minilm", "minilm-query")}
     jobs |= {("mteb_json", model, dataset, "", "") for model in ("minilm", "minilm-query")}
-    jobs |= {("shifts", model, "", "", "") for model in ("minilm", "minilm-query")}
+    jobs |= {("shifts", model, "", "", "") for model in ("minilm", "minilm-query")} | {("hf_export", "", dataset, "", "")}
     return jobs | {(rule, "", "", "", "") for (rule,) in AGGREGATIONS}
 
 
@@ -363,10 +391,10 @@ def test_a_dataset_without_items_shows_dashes_and_the_others_are_scored(fresh_co
     write_config(fresh_copy, config)
     snakemake(fresh_copy)
     markdown = (fresh_copy / "results/tables/table2.md").read_text(encoding="utf-8")
-    assert "| n | items scored | 22 | 22 | 22 | 22 | 0 | 0 | – |" in markdown
+    assert "| n | items scored | 0 | 0 | 22 | 22 | 22 | 22 | – |" in markdown
     assert "Empty: no items selected, so its columns show –." in markdown
     rows = [line for line in markdown.splitlines() if line.startswith("| direct | minilm |")]
-    assert rows[0].split(" | ")[6:8] == ["–", "–"]  # the Empty columns
+    assert rows[0].split(" | ")[2:4] == ["–", "–"]  # the Empty columns
     embed_log = (fresh_copy / "results/logs/embed/minilm/empty/direct.log").read_text(encoding="utf-8")
     assert "no item of empty (direct view) can be scored: nothing encoded" in embed_log
 
@@ -445,6 +473,7 @@ def test_pivot_branch_with_both_model_backends(tmp_path, tiny_m2m):
     record = json.loads((runs["transformers"] / "results/mteb/minilm/sample.json").read_text())
     assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de", "pivot-de-fr", "pivot-fr-de"}
     assert planned_jobs(runs["transformers"]) == []  # cached: a rerun translates nothing
+    assert params_naming_paths(runs["transformers"]) == params_naming_paths(runs["ctranslate2"]) == []
 
 
 def test_published_pivot_backend(tmp_path):
@@ -488,7 +517,7 @@ def test_pivot_file_edits_and_moves_replan_only_the_pivot_view(tmp_path):
     assert "8 of 8 anchored items keep" in (tmp_path / "results/logs/translate/sample.log").read_text()
     pivot_only = {("translate", "", "sample", "", ""), ("pivot_candidates", "", "sample", "", ""), ("embed", "minilm", "sample", "pivot", ""),
                   ("score", "minilm", "sample", "pivot", ""), ("mteb_json", "minilm", "sample", "", ""), ("table2", "", "", "", ""),
-                  ("pivot_failures", "", "", "", ""), ("all", "", "", "", "")}
+                  ("pivot_failures", "", "", "", ""), ("hf_export", "", "sample", "", ""), ("all", "", "", "", "")}
     edit(tmp_path / "sources/mt.csv", "Marseille", "Toulouse")
     assert job_set(planned_jobs(tmp_path)) == pivot_only
     snakemake(tmp_path)
@@ -570,6 +599,7 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         distractors = pl.read_parquet(tmp_path / "results/distractors/gen/fr.parquet")
         assert distractors.height == 16 and set(distractors["generator"]) == {"llm:fault"}
         assert set(pl.read_parquet(tmp_path / "results/distractors/rules/de.parquet")["generator"]) == {"rules-v1"}
+        assert params_naming_paths(tmp_path) == []  # not the prompt, the store or the sample file
         table = p1_columns(pl.read_csv(tmp_path / "results/tables/table2.csv"))
         assert table.columns[2:6] == ["LLM DE→FR", "LLM FR→DE", "Rules DE→FR", "Rules FR→DE"]
         assert table.filter(pl.col("view") == "n").row(0)[2:4] == (3.0, 3.0)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import MODEL_STORE, ROOT
 
 pytestmark = pytest.mark.workflow

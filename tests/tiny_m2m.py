@@ -25,7 +25,11 @@ def build_tiny_m2m(folder: Path) -> Path:
     """Train the tokenizer, build and save a random M2M100 in `folder/model`; returns that folder."""
     import sentencepiece as spm
     import torch
-    from transformers import M2M100Config, M2M100ForConditionalGeneration, M2M100Tokenizer
+    from transformers import (
+        M2M100Config,
+        M2M100ForConditionalGeneration,
+        M2M100Tokenizer,
+    )
     from transformers.models.m2m_100.tokenization_m2m_100 import FAIRSEQ_LANGUAGE_CODES
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ error). mteb's own `precision_at_1` breaks a tie by document id, which the expor
 it; both are reported.
 
 The task's name (`CLSD-{dataset}`), subsets (`{view}-{direction}`), languages and revision are those of clsd's
-MTEB record (`clsd.report.table2.mteb_result`) for the same items, so mteb's result files and clsd's load into one
+MTEB record (`clsd.report.mteb_record.mteb_result`) for the same items, so mteb's result files and clsd's load into one
 mteb results cache.
 """
 
@@ -30,7 +30,16 @@ from mteb.abstasks.task_metadata import TaskMetadata
 from mteb.types import Licenses
 
 from clsd.core.errors import InputError
-from clsd.report.hf_export import CARD, MANIFEST, PAPER_BIBTEX, PAPER_URL, PARTS, config_name, data_file, item_of
+from clsd.report.hf_export import (
+    CARD,
+    MANIFEST,
+    PAPER_BIBTEX,
+    PAPER_URL,
+    PARTS,
+    config_name,
+    data_file,
+    item_of,
+)
 
 MAIN_SCORE = "strict_precision_at_1"
 #: An item clsd scored with a margin (true target minus best distractor) below this may flip between two encodings of
@@ -189,7 +198,9 @@ def clsd_encoder(model: Any, applied_prefix: str, name: str, revision: str, expe
     step does: `applied_prefix` (the named prompt and the configured prefix) before every text, no other prompt of the
     model's; its metadata names the model `name` at `revision` (the folder a clsd model loads from has neither), and
     `experiment` (e.g. the backend and precision) keeps its results apart from plain PyTorch float32 ones."""
-    from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
+    from mteb.models.sentence_transformer_wrapper import (
+        SentenceTransformerEncoderWrapper,
+    )
 
     wrapper = SentenceTransformerEncoderWrapper(model, model_prompts={"query": applied_prefix, "document": applied_prefix})
     wrapper.mteb_model_meta = wrapper.mteb_model_meta.model_copy(

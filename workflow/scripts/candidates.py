@@ -8,10 +8,9 @@ and listed with their reason in the file's provenance (Table 2 shows them as a f
 import logging
 
 from clsd.core import logs
-
-from clsd.data import candidates
-from clsd.core.items import N_DISTRACTORS
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.core.items import N_DISTRACTORS
+from clsd.data import candidates
 
 logs.to_file(snakemake.log[0])
 languages = snakemake.params.languages

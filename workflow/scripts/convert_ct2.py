@@ -2,8 +2,8 @@
 
 import logging
 
-from clsd.core import logs
 from clsd.config import translation_model
+from clsd.core import logs
 from clsd.translate.pivot import convert_to_ctranslate2
 
 logs.to_file(snakemake.log[0])

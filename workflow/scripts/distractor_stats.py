@@ -4,15 +4,14 @@ list of distractors that copy their true target."""
 import logging
 
 import polars as pl
-
 from clsd.analysis import distractor_stats
-
 from clsd.core import logs, render
-from clsd.core.languages import names
 from clsd.core.io import read_table
+from clsd.core.languages import names
+from clsd.core.paths import keyed
 
 logs.to_file(snakemake.log[0])
-tables = {dataset: read_table(path) for dataset, path in zip(snakemake.params.datasets, snakemake.input.candidates)}
+tables = {dataset: read_table(path) for (dataset,), path in keyed(snakemake.input, "candidates").items()}
 rows = [{"Dataset": dataset, **record} for dataset, table in tables.items() for record in distractor_stats.stats(table)]
 if len(tables) > 1:
     pooled = pl.concat([table.with_columns(pl.lit(dataset).alias("dataset")) for dataset, table in tables.items()])

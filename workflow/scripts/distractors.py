@@ -1,14 +1,15 @@
-"""Rule `distractors`: the distractor set of one dataset and language, in the generator-neutral schema."""
+"""Rule `distractors`: the distractor set of one dataset and language from a published CSV, in the generator-neutral
+schema, with the language check of each distractor column."""
 
 from clsd.core import logs
-
-from clsd.data import corpora, langcheck
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.data import corpora, langcheck
 
 logs.to_file(snakemake.log[0])
 origin, lang = snakemake.params.origin, snakemake.wildcards.lang
 languages = origin["languages"]
-local, source = corpora.local_copy(origin["csv"], snakemake.config["download_cache"])
+reference = corpora.located_reference(origin["csv"], dict(snakemake.input.items()).get("csv"))
+local, source = corpora.local_copy(reference, snakemake.config["download_cache"])
 published = corpora.read_published_csv(local, languages)
 if origin["kind"] == "published_csv":
     corpora.check_same_pairs(read_table(snakemake.input.parallel), published, languages, local)

@@ -1,7 +1,7 @@
 """Rule `folder_checksums`: the checksum sentinel of a local folder (a model, the translator, Stanza's models)."""
 
-from clsd.core import logs
 from clsd.config import local_folders
+from clsd.core import logs
 from clsd.core.sentinel import write_sentinel
 
 logs.to_file(snakemake.log[0])

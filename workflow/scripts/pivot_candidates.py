@@ -1,9 +1,8 @@
 """Rule `pivot_candidates`: the candidate table of the pivot view (every text replaced by its translation)."""
 
 from clsd.core import logs
-
-from clsd.translate import pivot
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.translate import pivot
 
 logs.to_file(snakemake.log[0])
 translator = read_meta(snakemake.input.translations)["translator"]

@@ -3,9 +3,8 @@
 import logging
 
 from clsd.core import logs
-
-from clsd.score import precision
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.score import precision
 
 logs.to_file(snakemake.log[0])
 embeddings_meta = read_meta(snakemake.input.embeddings)

@@ -5,25 +5,23 @@ any item to score was not embedded and takes no part."""
 import logging
 
 import polars as pl
-
 from clsd.analysis import shifts
-
 from clsd.core import logs
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.core.paths import keyed
 
 logs.to_file(snakemake.log[0])
 seed = snakemake.params.seed
+files = {kind: keyed(snakemake.input, kind) for kind in ("embeddings", "candidates", "pairs", "parallel")}
 data = []
-for dataset, languages, emb_path, cand_path, pairs_path, parallel_path in zip(
-    snakemake.params.datasets, snakemake.params.languages, snakemake.input.embeddings, snakemake.input.candidates,
-    snakemake.input.pairs, snakemake.input.parallel
-):
+for (dataset,), emb_path in files["embeddings"].items():
     embeddings = read_table(emb_path)
     if embeddings.height == 0:
         logging.warning("%s: no item to score, not embedded: left out of the shifts and of N", dataset)
         continue
-    prefix = read_meta(emb_path)["model"]["row_key_prefix"]
-    data.append((dataset, languages, embeddings, read_table(cand_path), read_table(pairs_path), prefix, read_table(parallel_path)))
+    data.append((dataset, snakemake.params.languages[dataset], embeddings, read_table(files["candidates"][(dataset,)]),
+                 read_table(files["pairs"][(dataset,)]), read_meta(emb_path)["model"]["row_key_prefix"],
+                 read_table(files["parallel"][(dataset,)])))
 if not data:
     logging.warning("no dataset has an item to score: no shifts")
     write_table(shifts.empty_shifts(), snakemake.output[0], {"normaliser": None, "seed": seed, "model": snakemake.wildcards.model})

@@ -3,7 +3,6 @@
 import logging
 
 from clsd.analysis import pos, swaps
-
 from clsd.core import logs
 from clsd.core.io import read_meta, read_table, write_table
 

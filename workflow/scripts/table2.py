@@ -1,18 +1,25 @@
 """Rule `table2`: the paper's Table 2 (P@1 per model × dataset × direction, a block per view) with exact 95%
 intervals per cell and a paired interval for the Average, items scored per column and footnotes for items
-left out; the paired model comparisons; and Table 2 as a figure."""
+left out; the paired model comparisons; and Table 2 as a figure. Rows and columns come in one canonical order
+(views as configured, models and datasets by name), whatever the order of the config."""
 
 from clsd.core import logs
-
-from clsd.report import figures, table2
 from clsd.core.errors import InputError
 from clsd.core.io import read_meta
+from clsd.core.paths import keyed
+from clsd.report import figures, table2
 
 logs.to_file(snakemake.log[0])
-settings, output = snakemake.params.uncertainty, snakemake.output
-files = [table2.ScoreFile(**entry, path=path) for entry, path in zip(snakemake.params.entries, snakemake.input.scores)]
+settings, output, labels = snakemake.params.uncertainty, snakemake.output, snakemake.params.labels
+scores = keyed(snakemake.input, "scores")
+files = [
+    table2.ScoreFile(view, labels["models"][model], dataset, labels["datasets"][dataset], path)
+    for view in snakemake.params.views
+    for (score_view, model, dataset), path in scores.items()
+    if score_view == view
+]
 outcomes = table2.read_outcomes(files, snakemake.params.directions)
-candidates = [(label, read_meta(path)) for label, path in zip(snakemake.params.dataset_labels, snakemake.input.candidates)]
+candidates = [(labels["datasets"][dataset], read_meta(path)) for (dataset,), path in keyed(snakemake.input, "candidates").items()]
 table, counts = table2.table2(outcomes)
 if not any(counts.values()):
     raise InputError(table2.nothing_to_score(candidates))

@@ -1,16 +1,17 @@
 """Rule `table3`: successful distractors by Levenshtein bin, per model and target language (paper Table 3)."""
 
 import polars as pl
-
 from clsd.analysis import table3
-
 from clsd.core import logs, render
-from clsd.core.languages import names
 from clsd.core.io import read_table
+from clsd.core.languages import names
+from clsd.core.paths import keyed
 
 logs.to_file(snakemake.log[0])
-candidates = {d: read_table(p) for d, p in zip(snakemake.params.datasets, snakemake.input.candidates)}
-successful = table3.successful_of(snakemake.params.entries, snakemake.input.scores)
+labels = snakemake.params.labels
+candidates = {dataset: read_table(path) for (dataset,), path in keyed(snakemake.input, "candidates").items()}
+scores = {(labels[model], dataset): path for (_, model, dataset), path in keyed(snakemake.input, "scores").items()}
+successful = table3.successful_of(scores)
 binned = pl.concat(
     [
         table3.with_similarity(successful.filter(pl.col("dataset") == dataset).select("model", "id", "lang", "k"), table)
@@ -18,6 +19,5 @@ binned = pl.concat(
     ]
 )
 everything = pl.concat([table3.all_distractor_bins(c).select("lang", "bin") for c in candidates.values()])
-models = list(dict.fromkeys(entry["model"] for entry in snakemake.params.entries))
-result = table3.table3(binned.select("model", "lang", "bin"), everything, models, names())
+result = table3.table3(binned.select("model", "lang", "bin"), everything, list(labels.values()), names())
 render.write(result, snakemake.output.md, snakemake.output.tex, snakemake.output.csv)

@@ -2,23 +2,21 @@
 
 import logging
 
-from clsd.core import logs
-
-from clsd.data import corpora
-
-from clsd.translate import pivot
 from clsd.config import translation_model
-from clsd.core.provenance import package_versions
+from clsd.core import logs
 from clsd.core.io import read_meta, read_table, write_table
+from clsd.core.provenance import package_versions
+from clsd.data import corpora
+from clsd.translate import pivot
 
 logs.to_file(snakemake.log[0])
 spec = pivot.TranslatorSpec(**snakemake.params.spec)
 candidates = read_table(snakemake.input.texts)
 if spec.backend == "published":
-    languages, cache = snakemake.params.languages, snakemake.config["download_cache"]
-    path, source = corpora.local_copy(snakemake.params.pivot_csv, cache)
+    languages, cache, files, local = snakemake.params.languages, snakemake.config["download_cache"], snakemake.params.files, dict(snakemake.input.items())
+    path, source = corpora.local_copy(corpora.located_reference(files["pivot_csv"], local.get("pivot_csv")), cache)
     english = corpora.read_published_csv(path, languages)
-    original_path, original = corpora.local_copy(snakemake.params.published, cache)
+    original_path, original = corpora.local_copy(corpora.located_reference(files["published"], local.get("published")), cache)
     pivot.check_same_items(corpora.read_published_csv(original_path, languages), english, languages, original_path, path)
     table = pivot.published_translations(candidates, english, languages, path, spec.target_lang)
     provenance = {"source": source.as_dict(), "originals": original.as_dict()}

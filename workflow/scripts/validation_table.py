@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 from clsd.core import logs, render
-
+from clsd.core.paths import keyed
 from clsd.validate import report as validation_report
 
 logs.to_file(snakemake.log[0])
-reports = [json.loads(Path(path).read_text(encoding="utf-8")) for path in snakemake.input]
+reports = [json.loads(Path(path).read_text(encoding="utf-8")) for path in keyed(snakemake.input, "report").values()]
 table = validation_report.table(reports)
 notes = ["Checked = Valid + Flagged + Removed + Re-asked; Valid (%) of Checked. Flagged distractors stay in their published "
          "file; removed ones leave the set; re-asked ones were replaced during generation. reorder_suspect: valid reorders "

@@ -13,12 +13,11 @@ from statistics import mean, stdev
 
 import polars as pl
 
-from clsd.core.languages import language
-from clsd.core.words import words
-
 from clsd.analysis.swaps import single_word_change
 from clsd.analysis.table3 import similarity
+from clsd.core.languages import language
 from clsd.core.text import normalise
+from clsd.core.words import words
 
 WORD = re.compile(r"\w\w+")
 
@@ -46,7 +45,7 @@ def target_copies(candidates: pl.DataFrame) -> pl.DataFrame:
     targets = candidates.filter(pl.col("slot") == 0).select("id", "lang", pl.col("text").alias("target"))
     distractors = candidates.filter(pl.col("slot") > 0).select("id", "lang", pl.col("slot").alias("k"), pl.col("text").alias("distractor"))
     joined = distractors.join(targets, on=["id", "lang"]).sort("id", "lang", "k")
-    same = [normalise(t) == normalise(d) for t, d in zip(joined["target"], joined["distractor"])]
+    same = [normalise(t, lang) == normalise(d, lang) for t, d, lang in zip(joined["target"], joined["distractor"], joined["lang"])]
     return joined.filter(pl.Series(same, dtype=pl.Boolean)).select("id", "lang", "k", "target", "distractor")
 
 
@@ -66,7 +65,7 @@ def stats(candidates: pl.DataFrame) -> list[dict[str, object]]:
             jaccards += intra_jaccard(distractors, lang)
             ratios += [similarity(target, d) for d in distractors]
             single += sum(single_word_change(target, d, lang) is not None for d in distractors)
-            copies += sum(normalise(target) == normalise(d) for d in distractors)
+            copies += sum(normalise(target, lang) == normalise(d, lang) for d in distractors)
         records.append({
             "lang": lang,
             "items": part.select(item_key).n_unique(),

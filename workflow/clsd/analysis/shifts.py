@@ -14,8 +14,8 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from clsd.embed.models import lookup, text_key
 from clsd.core.intervals import bootstrap_ci
+from clsd.core.keys import lookup, text_key
 from clsd.score.precision import normalise
 
 

@@ -46,14 +46,12 @@ def successful_distractors(scores: pl.DataFrame) -> pl.DataFrame:
     return failed.select("id", "direction").with_columns(pl.Series("k", best, dtype=pl.Int64))
 
 
-def successful_of(entries: list[dict[str, str]], score_paths: list[str]) -> pl.DataFrame:
-    """Successful distractors of every score file: model, dataset, id, direction, k and target `lang`.
-
-    `entries[i]` names the model label and dataset of `score_paths[i]`.
-    """
+def successful_of(scores: dict[tuple[str, str], str]) -> pl.DataFrame:
+    """Successful distractors of every score file ({(model label, dataset): path}): model, dataset, id, direction,
+    k and target `lang`."""
     frames = [
-        successful_distractors(read_table(path)).with_columns(pl.lit(entry["model"]).alias("model"), pl.lit(entry["dataset"]).alias("dataset"))
-        for entry, path in zip(entries, score_paths)
+        successful_distractors(read_table(path)).with_columns(pl.lit(model).alias("model"), pl.lit(dataset).alias("dataset"))
+        for (model, dataset), path in scores.items()
     ]
     return pl.concat(frames).with_columns(pl.col("direction").str.split("-").list.get(1).alias("lang"))
 

@@ -45,8 +45,18 @@ def module_file(name: str) -> Path | None:
     return None
 
 
+def data_files(module: Path) -> list[Path]:
+    """The data files a module declares it reads (`DATA_FILES = ("resources/languages.yaml", ...)`, paths relative
+    to the project): their content is part of the code identity of every rule that reaches the module."""
+    for node in ast.parse(module.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DATA_FILES" for t in node.targets):
+            return [PACKAGE_DIR.parents[1] / name for name in ast.literal_eval(node.value)]
+    return []
+
+
 def closure(script: Path) -> list[Path]:
-    """The script and every clsd module file it reaches through imports (each package's __init__ included)."""
+    """The script, every clsd module file it reaches through imports (each package's __init__ included) and the data
+    files those modules declare."""
     seen: dict[Path, None] = {script.resolve(): None}
     pending = [(script.resolve(), None)]
     while pending:
@@ -60,7 +70,7 @@ def closure(script: Path) -> list[Path]:
                     seen[found] = None
                     is_package = found.name == "__init__.py"
                     pending.append((found, prefix if is_package else prefix.rsplit(".", 1)[0]))
-    return sorted(seen)
+    return sorted(set(seen) | {data for module in seen for data in data_files(module)})
 
 
 @lru_cache(maxsize=None)
@@ -69,6 +79,6 @@ def code_identity(script: str) -> str:
     path = Path(script)
     digest = hashlib.sha256()
     for file in closure(path):
-        relative = file.name if file == path.resolve() else file.relative_to(PACKAGE_DIR.parent).as_posix()
+        relative = file.name if file == path.resolve() else file.relative_to(PACKAGE_DIR.parents[1]).as_posix()
         digest.update(relative.encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
     return digest.hexdigest()

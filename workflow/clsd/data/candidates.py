@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -80,9 +81,11 @@ def content_sha256(table: pl.DataFrame) -> str:
     return digest.hexdigest()
 
 
+def dropped_detail(dropped: list[dict[str, Any]]) -> str:
+    """Items left out, grouped by reason, most frequent first: `2 × not in x.csv; 1 × de: ...`."""
+    return "; ".join(f"{n} × {reason}" for reason, n in Counter(record["reason"] for record in dropped).most_common())
+
+
 def why_none(reasons: list[dict], n_items: int) -> str:
     """One line saying why a dataset has no scorable item: its reasons with their counts (or an empty selection)."""
-    if n_items == 0:
-        return "the selection holds no item"
-    counts = Counter(record["reason"] for record in reasons).most_common()
-    return "; ".join(f"{n} × {reason}" for reason, n in counts)
+    return dropped_detail(reasons) if n_items else "the selection holds no item"

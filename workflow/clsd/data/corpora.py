@@ -18,19 +18,22 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import (
+    retry,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
-from clsd.core.items import N_DISTRACTORS
-from clsd.core.languages import language, registry
-from clsd.core.words import words
-from clsd.data import langcheck
 from clsd.core.errors import InputError
 from clsd.core.io import sha256_file
+from clsd.core.items import N_DISTRACTORS
+from clsd.core.languages import language
+from clsd.core.words import words
+from clsd.data import langcheck
 
 log = logging.getLogger(__name__)
 
-#: English names of languages, as printed in tables (from the language registry).
-LANGUAGE_NAMES = {iso: entry.name for iso, entry in registry().items()}
 
 
 @dataclass(frozen=True)
@@ -326,6 +329,23 @@ def check_same_pairs(parallel: pl.DataFrame, published: pl.DataFrame, languages:
                 line=int(published["line"][row]),
                 field=column,
             )
+
+
+def located_reference(reference: dict[str, Any], local_path: str | None) -> dict[str, Any]:
+    """A file reference ({path, sha256}) from a rule's param ({url, sha256}: a URL, or only the pin of a local file)
+    and its input (the local file's path, None for a URL): paths on this machine are inputs, never params."""
+    return {"path": local_path if local_path is not None else reference["url"], "sha256": reference["sha256"]}
+
+
+def located_source(source: dict[str, Any], files: dict[str, str], csv: str | None) -> dict[str, Any]:
+    """A dataset's source as build_parallel reads it, from its param (kind, ids, `reference` of a published CSV) and
+    its inputs (line-aligned `files` by language, or the local published `csv`)."""
+    located = {key: value for key, value in source.items() if key != "reference"}
+    if source["kind"] == "files":
+        located["files"] = files
+    elif source["kind"] == "published_csv":
+        located |= located_reference(source["reference"], csv)
+    return located
 
 
 def local_copy(reference: dict[str, Any], cache_dir: str | Path) -> tuple[Path, Source]:

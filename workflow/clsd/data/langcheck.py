@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from clsd.core.detect import detect, detectable
-from clsd.core.languages import name
 from clsd.core.errors import InputError
+from clsd.core.languages import name
 
 log = logging.getLogger(__name__)
 

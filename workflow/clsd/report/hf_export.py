@@ -32,10 +32,11 @@ import polars as pl
 import yaml
 from datasets import Dataset, Features, List, Value
 
+from clsd.core.errors import InputError
 from clsd.core.items import split_direction
 from clsd.core.languages import language
-from clsd.core.errors import InputError
-from clsd.report.table2 import dataset_revision, dropped_detail, view_texts
+from clsd.data.candidates import dropped_detail
+from clsd.report.mteb_record import dataset_revision, subset_languages, view_texts
 from clsd.score.precision import direction_texts
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ PAPER_BIBTEX = """@inproceedings{michail-etal-2025-examining,
 #: Hub size categories: (upper bound, name), by the number of items.
 SIZES = [(10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), (10**6, "100K<n<1M"), (10**7, "1M<n<10M")]
 #: Counts a validated distractor set records (clsd.validate.rules), shown in the card when present.
-VALIDATION_COUNTS = ("checked", "valid", "kept", "flagged", "removed", "reasked", "reorder_suspect")
+VALIDATION_COUNTS = ("checked", "valid", "kept", "flagged", "removed", "reasked", "reorder_suspect", "non_word_suspect")
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class ViewTable:
 
 
 def subset_name(view: str, direction: str) -> str:
-    """`direct`, `de-fr` → `direct-de-fr` (clsd.report.table2.mteb_result's hf_subset)."""
+    """`direct`, `de-fr` → `direct-de-fr` (clsd.report.mteb_record.mteb_result's hf_subset)."""
     return f"{view}-{direction}"
 
 
@@ -135,14 +136,6 @@ def items_table(table: pl.DataFrame, languages: list[str]) -> pl.DataFrame:
     distractors = sorted((c for c in wide.columns if "_adv" in c),
                          key=lambda c: (languages.index(c.split("_adv")[0]), int(c.split("_adv")[1])))
     return wide.select("id", *[lang for lang in languages if lang in wide.columns], *distractors).sort("id")
-
-
-def subset_languages(direction: str, translated_to: str | None) -> list[str]:
-    """ISO 639-3 + script codes of the texts a model compares (clsd.core.languages): source and target, or the
-    one language a translated view is in."""
-    if translated_to:
-        return [language(translated_to).code]
-    return [language(lang).code for lang in split_direction(direction)]
 
 
 def size_category(n_items: int) -> str:

@@ -1,29 +1,22 @@
-"""Table 2 (Precision@1 per model, dataset, direction and view) as Markdown, LaTeX and CSV; MTEB-shaped JSON."""
+"""Table 2 (Precision@1 per model, dataset, direction and view) as Markdown, LaTeX and CSV, with exact intervals,
+footnotes for items not scored and the paired model comparisons."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from clsd import __version__
-
 from clsd.core import intervals, render
-from clsd.data.candidates import content_sha256
 from clsd.core.items import direction_label
-from clsd.core.languages import language
-from clsd.core.provenance import package_versions
+from clsd.data import candidates
 from clsd.score.precision import precision_at_1
-
 
 
 @dataclass(frozen=True)
@@ -167,11 +160,6 @@ def paired_comparisons(outcomes: list[Outcome]) -> pl.DataFrame:
     return frame.with_columns(pl.Series("p_holm", intervals.holm(frame["p_mcnemar"].to_list()), dtype=pl.Float64))
 
 
-def dropped_detail(dropped: list[dict[str, Any]]) -> str:
-    """Items left out, grouped by reason, most frequent first: `2 × not in x.csv; 1 × de: ...`."""
-    return "; ".join(f"{n} × {reason}" for reason, n in Counter(record["reason"] for record in dropped).most_common())
-
-
 def not_scored_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """One footnote per dataset with items left out of scoring: how many of how many, grouped by reason; when
     none is left to score, that its columns show `–`.
@@ -184,9 +172,9 @@ def not_scored_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
         if items == 0:
             notes.append(f"{label}: no items selected, so its columns show –.")
         elif len(dropped) == items:
-            notes.append(f"{label}: all {items} items not scored ({dropped_detail(dropped)}), so its columns show –.")
+            notes.append(f"{label}: all {items} items not scored ({candidates.dropped_detail(dropped)}), so its columns show –.")
         elif dropped:
-            notes.append(f"{label}: {len(dropped)} of {items} items not scored ({dropped_detail(dropped)}).")
+            notes.append(f"{label}: {len(dropped)} of {items} items not scored ({candidates.dropped_detail(dropped)}).")
     return notes
 
 
@@ -205,7 +193,7 @@ def nothing_to_score(datasets: list[tuple[str, dict[str, Any]]]) -> str:
             if failed:
                 detail = "; ".join(f"{n} × {reason}" for reason, n in failed.most_common())
                 per_language.append(f"{origin.get('lang')}: {detail}")
-        reasons = ", ".join(per_language) or dropped_detail(meta.get("dropped", []))
+        reasons = ", ".join(per_language) or candidates.dropped_detail(meta.get("dropped", []))
         parts.append(f"{label}: none of {meta['items']} items has four valid distractors in every language ({reasons})")
     return "no item can be scored, so no model was run. " + ". ".join(parts) + "."
 
@@ -277,92 +265,3 @@ def write_pairs(pairs: pl.DataFrame, md: str | Path, csv: str | Path) -> None:
     pairs.write_csv(csv)
     shown = pairs.with_columns(pl.col(c).map_elements(lambda p: f"{p:.3g}", return_dtype=pl.String) for c in ("p_mcnemar", "p_holm"))
     Path(md).write_text(render.markdown(shown.rename({"difference": "P@1 A − B"}), right={"p_mcnemar", "p_holm"}), encoding="utf-8")
-
-
-@dataclass(frozen=True)
-class ViewTexts:
-    """What one view of a dataset gave the model to encode: the content checksum of its candidate table
-    (`candidates.content_sha256`) and the language its texts were translated into (None: as they are)."""
-
-    content_sha256: str
-    translated_to: str | None = None
-
-
-def view_texts(table: pl.DataFrame, meta: dict[str, Any]) -> ViewTexts:
-    """The `ViewTexts` of a candidate table and its provenance (the pivot view records its translator)."""
-    return ViewTexts(content_sha256(table), (meta.get("translator") or {}).get("target_lang"))
-
-
-def dataset_revision(texts_by_view: dict[str, ViewTexts]) -> str:
-    """One checksum of what a model was evaluated on: the content of the candidate tables of the views the
-    record scores (item ids, languages, slots and texts, in order) and the pivot language. It depends on
-    content only: the same pairs and distractors give the same revision on any machine, whatever the paths,
-    labels, generator names or display settings; another prompt or LLM gives a new revision when (and only
-    when) it wrote other distractors."""
-    record = {view: {"content_sha256": texts.content_sha256, "translated_to": texts.translated_to}
-              for view, texts in sorted(texts_by_view.items())}
-    return hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()
-
-
-def mteb_language(lang: str) -> str:
-    """ISO 639-3 + script as MTEB writes it (the language registry's `code`; an unregistered language fails)."""
-    return language(lang).code
-
-
-def mteb_result(
-    *,
-    dataset: str,
-    candidates_meta: dict[str, Any],
-    texts_by_view: dict[str, ViewTexts],
-    model_meta: dict[str, Any],
-    scores_by_view: dict[str, pl.DataFrame],
-    directions: list[str],
-    evaluation_time: float | None,
-) -> dict[str, Any]:
-    """One results record for a model on a dataset that loads with mteb's `TaskResult.from_dict` (mteb 2.x):
-    task_name, dataset_revision, mteb_version (the version of mteb's result format this record follows; the
-    scores are computed by clsd, named with its version under `produced_by`), evaluation_time (encoding
-    seconds) and scores.test with one entry per view and direction (fractions rounded to 6 decimals).
-
-    `languages` name the texts the model encoded: source and target language for the direct view, the pivot
-    language for a translated view (the original languages under `translated_from`). A view and direction
-    with zero items has no score: it is not in scores.test (mteb averages every `main_score` it finds, and
-    cannot average a null) but in `subsets_not_scored`, with the reason. `candidates_meta` is the provenance of
-    the direct candidate table (parallel sources, items left out).
-    """
-    subsets, not_scored = [], []
-    dropped = candidates_meta.get("dropped", [])
-    for view, scores in scores_by_view.items():
-        translated_to = texts_by_view[view].translated_to
-        for direction in directions:
-            hits = scores.filter(pl.col("direction") == direction)["correct"]
-            original = [mteb_language(lang) for lang in direction.split("-")]
-            entry = {"hf_subset": f"{view}-{direction}", "languages": [mteb_language(translated_to)] if translated_to else original}
-            if translated_to:
-                entry["translated_from"] = original
-            if hits.len() == 0:
-                left_out = f"{len(dropped)} of {candidates_meta.get('items')} items left out ({dropped_detail(dropped)})"
-                not_scored.append({**entry, "n_items": 0, "reason": left_out if dropped else "no items selected"})
-                continue
-            p1 = round(precision_at_1(hits) / 100.0, 6)
-            subsets.append({**entry, "main_score": p1, "precision_at_1": p1, "n_items": hits.len()})
-    try:
-        mteb_version = metadata.version("mteb")
-    except metadata.PackageNotFoundError:
-        mteb_version = None
-    return {
-        "task_name": f"CLSD-{dataset}",
-        "dataset_revision": dataset_revision(texts_by_view),
-        "mteb_version": mteb_version,
-        "evaluation_time": evaluation_time,
-        "kg_co2_emissions": None,
-        "scores": {"test": subsets},
-        "subsets_not_scored": not_scored,
-        "produced_by": {"tool": "clsd", "version": __version__,
-                        "note": "scores computed by clsd (strict Precision@1); mteb_version is the version of mteb's result format"},
-        "dataset": candidates_meta["parallel"],
-        "model": model_meta,
-        "packages": package_versions(),
-        "ties": "a tie between the true target and a distractor counts as a failure",
-        "items_not_scored": dropped,
-    }

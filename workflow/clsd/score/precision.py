@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from clsd.embed.models import lookup, text_key
-from clsd.core.items import N_DISTRACTORS
 from clsd.core.errors import InputError
+from clsd.core.items import N_DISTRACTORS
+from clsd.core.keys import lookup, text_key
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:

@@ -19,9 +19,10 @@ from typing import Any, Callable
 import polars as pl
 from tqdm import tqdm
 
-from clsd.data.corpora import slot_columns
-from clsd.embed.models import resolve_device, text_key
+from clsd.core.device import resolve_device
 from clsd.core.errors import InputError
+from clsd.core.keys import text_key
+from clsd.data.corpora import slot_columns
 
 log = logging.getLogger(__name__)
 
