@@ -271,7 +271,7 @@ def test_tables_do_not_depend_on_the_order_of_models_and_datasets_in_the_config(
         shutil.rmtree(fresh_copy / "results" / folder)
     snakemake(fresh_copy)
     text = [name for name in before if name.suffix in (".md", ".csv", ".tex")]
-    assert len(text) > 20
+    assert len(text) >= 20
     for name in text:
         assert (fresh_copy / name).read_bytes() == before[name], name
 

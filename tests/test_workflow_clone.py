@@ -76,7 +76,7 @@ def test_a_moved_checkout_plans_nothing(finished, tmp_path):
 
 def test_editing_the_scoring_module_replans_scoring_and_what_follows_only(finished, tmp_path):
     clone = moved(finished, tmp_path)
-    module = clone / "workflow/clsd/score.py"
+    module = clone / "workflow/clsd/score/precision.py"
     module.write_text(module.read_text(encoding="utf-8") + "\n# a fix\n", encoding="utf-8")
     rules = planned_rules(clone)
     assert {"score", "table2", "mteb_json", "table3", "examples"} <= rules
