@@ -49,7 +49,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
     for noisy in ("httpx", "httpx2", "clsd"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    template = (ROOT / "resources/prompts/judge-v1.txt").read_text(encoding="utf-8")
+    template = (ROOT / "resources/prompts/judge-v2.txt").read_text(encoding="utf-8")
     work = pairs(args.limit)
     verdicts = []
     with tempfile.TemporaryDirectory() as tmp:

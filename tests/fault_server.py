@@ -176,7 +176,7 @@ class FaultServer:
         with self._lock:
             self.seen.append(Seen(time.monotonic(), distractor, "judge", ""))
         same = any(fragment in distractor for fragment in self.equivalent)
-        return self._answer(body, "Yes." if same else "No.")
+        return self._answer(body, "1" if same else "0")
 
 
 if __name__ == "__main__":

@@ -179,6 +179,7 @@ def test_groups_summary_and_correlations():
 
 def test_jaccard_definition():
     assert distractor_stats.vocabulary("Der Rat, der Rat! a 5 ab", "de") == {"der", "rat", "ab"}
+    assert distractor_stats.vocabulary("उसने एक दिन दिया।", "hi") == {"उसने", "एक", "दिन", "दिया"}  # vowel signs belong to words
     assert distractor_stats.vocabulary("東京の会社が工場を建てた。", "ja") == {"東京", "の", "会社", "が", "工場", "を", "建て", "た"}
     values = distractor_stats.intra_jaccard(["a1 bb cc", "aa bb cc", "aa bb dd"], "de")
     # sets: {a1,bb,cc} {aa,bb,cc} {aa,bb,dd}; J12=2/4, J13=1/5, J23=2/4

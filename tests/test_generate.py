@@ -147,7 +147,7 @@ def test_a_reordered_distractor_is_re_asked_and_recorded(tmp_path):
 
 def test_judged_paraphrases_are_re_asked_and_verdicts_come_from_the_store(tmp_path):
     sentence = item("J")
-    template = (ROOT / "resources/prompts/judge-v1.txt").read_text()
+    template = (ROOT / "resources/prompts/judge-v2.txt").read_text()
 
     def run(server: FaultServer, store: ResponseStore) -> tuple:
         gen = generator(server, store)
@@ -203,7 +203,7 @@ def test_a_store_from_before_endpoint_keys_opens_and_its_rows_are_not_reused(tmp
 # ---- one endpoint factory for every job; what generation and the judge depend on --------------------
 
 
-JUDGE_TEMPLATE = (ROOT / "resources/prompts/judge-v1.txt").read_text()
+JUDGE_TEMPLATE = (ROOT / "resources/prompts/judge-v2.txt").read_text()
 
 
 def test_the_endpoint_factory_connects_on_first_need_and_closes_everything(tmp_path):
@@ -356,6 +356,7 @@ def test_rule_based_edits_are_deterministic_and_change_meaning():
     assert rules_based.negate("Der Rat hat den Bau genehmigt.", de) == "Der Rat hat nicht den Bau genehmigt."
     fr = rules_based.Lexicon.load(ROOT / "resources/rules/fr.yaml")
     assert rules_based.negate("Le conseil a approuvé le projet.", fr) == "Le conseil n'a pas approuvé le projet."
+    assert rules_based.negate("Le conseil va approuver le projet.", fr) == "Le conseil ne va pas approuver le projet."
     assert rules_based.change_number("bis 2027 mit 0,25") == "bis 2037 mit 0,25"
     assert rules_based.antonym_swap("Le prix a augmenté.", fr) == "Le prix a diminué."
     assert rules_based.antonym_swap("Le prix a diminué.", fr) == "Le prix a augmenté."  # reverse direction

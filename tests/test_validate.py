@@ -227,10 +227,11 @@ def test_the_answer_parser_rejects_any_other_language_the_validator_names():
 
 
 @pytest.mark.parametrize(("answer", "expected"), [
-    ("Yes.", True), ("yes, they mean the same", True), ("**No**", False), ("Non.", False), ("Nein", False),
-    ("Ja", True), ("", None), ("Maybe", None), ("42", None),
+    ("1", True), ("0", False), ("1.", True), ("**0**", False), (" 1\n", True), ("0 (different)", False),
+    # the verdict is the digit, in no language: a word answer is unclear (the distractor is kept)
+    ("Yes.", None), ("Oui", None), ("Nein", None), ("", None), ("Maybe", None), ("42", None), ("10", None),
 ])
-def test_judge_verdicts(answer, expected):
+def test_judge_verdicts_are_digits_whatever_the_language(answer, expected):
     assert verdict(answer) is expected
 
 

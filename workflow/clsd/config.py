@@ -23,7 +23,7 @@ from clsd.embed.model_store import RECIPES
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "workflow" / "schemas" / "config.schema.yaml"
-JUDGE_PROMPT = "resources/prompts/judge-v1.txt"
+JUDGE_PROMPT = "resources/prompts/judge-v2.txt"
 
 
 def _with_defaults(validator_class: type) -> type:

@@ -8,7 +8,6 @@ standard deviation are taken over all distractors (0.47 / 0.17 on the full publi
 
 from __future__ import annotations
 
-import re
 from statistics import mean, stdev
 
 import polars as pl
@@ -16,16 +15,15 @@ import polars as pl
 from clsd.analysis.swaps import single_word_change
 from clsd.analysis.table3 import similarity
 from clsd.core.languages import language
-from clsd.core.text import normalise
+from clsd.core.text import normalise, word_runs
 from clsd.core.words import words
 
-WORD = re.compile(r"\w\w+")
 
 
 def vocabulary(text: str, lang: str) -> set[str]:
     """The word set Jaccard compares (see the module docstring)."""
     if language(lang).segmentation == "whitespace":
-        return {run for word in words(text, lang) for run in WORD.findall(word.lower())}
+        return {run for word in words(text, lang) for run in word_runs(word.lower()) if len(run) >= 2}
     return {word.lower() for word in words(text, lang)}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from itertools import groupby
 
 from clsd.core.languages import language
 
@@ -18,3 +19,8 @@ def is_word_character(char: str) -> bool:
     """Whether `char` is part of what a word says: a letter, a digit or a combining mark (Unicode categories L*,
     N*, M*). Marks carry meaning: Devanagari, Bengali and Thai write vowels as marks (दिन "day", दान "donation")."""
     return unicodedata.category(char)[0] in "LNM"
+
+
+def word_runs(text: str) -> list[str]:
+    """The maximal runs of word characters (`is_word_character`) of a text: `l'Europe,` → [l, Europe]."""
+    return ["".join(run) for is_word, run in groupby(text, is_word_character) if is_word]

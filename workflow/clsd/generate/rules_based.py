@@ -28,14 +28,23 @@ class Lexicon:
     cycles: list[list[str]]
     antonyms: dict[str, str]
     negate_after: list[str]
-    negation: str
+    negated: str  #: the negated form of a verb, e.g. "ne {verb} pas"
+    elided: str | None = None  #: the form before a letter of `elide_before`, e.g. "n'{verb} pas"
+    elide_before: str = ""
 
     @classmethod
     def load(cls, path: str | Path) -> "Lexicon":
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         antonyms = dict(data["antonyms"])
         antonyms |= {b: a for a, b in data["antonyms"].items() if b not in antonyms}
-        return cls(data["cycles"], antonyms, data["negation"]["after"], data["negation"]["word"])
+        negation = data["negation"]
+        return cls(data["cycles"], antonyms, negation["after"], negation["form"], negation.get("elided"),
+                   negation.get("elide_before", ""))
+
+    def negate(self, verb: str) -> str:
+        """The negated form of a finite verb in this language (the word lists say how)."""
+        form = self.elided if self.elided and verb[:1].lower() in self.elide_before else self.negated
+        return form.format(verb=verb)
 
 
 def replace_word(sentence: str, old: str, new: str) -> str:
@@ -68,14 +77,11 @@ def antonym_swap(sentence: str, lexicon: Lexicon) -> str | None:
 
 
 def negate(sentence: str, lexicon: Lexicon) -> str | None:
+    """The sentence with its first finite verb of the word lists negated."""
     tokens = sentence.split(" ")
     for i, token in enumerate(tokens):
         if token in lexicon.negate_after:
-            if lexicon.negation == "pas":  # French: ne/n' … pas around the verb
-                particle = "n'" if token[0] in "aeiouéèêh" else "ne "
-                tokens[i] = f"{particle}{token} pas"
-            else:
-                tokens[i] = f"{token} {lexicon.negation}"
+            tokens[i] = lexicon.negate(token)
             return " ".join(tokens)
     return None
 

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from clsd.generate.endpoint import Endpoint
     from clsd.generate.llm import Generator
 
-YES = {"yes", "ja", "oui", "same", "equivalent"}
-NO = {"no", "nein", "non", "different"}
+#: The answers of resources/prompts/judge-v2.txt: digits, whatever language the model answers in.
+VERDICTS = {"1": True, "0": False}
 JUDGE_MAX_TOKENS = 8
 
 
@@ -44,12 +44,10 @@ def judge_messages(template: str, lang: str, target: str, distractor: str) -> li
 
 
 def verdict(answer: str) -> bool | None:
-    """True for "same meaning", False for "different", None when the first word says neither."""
-    match = re.search(r"[^\W\d_]+", answer.casefold())
-    if match is None:
-        return None
-    word = match.group()
-    return True if word in YES else False if word in NO else None
+    """True for "same meaning" (1), False for "different" (0), None when the answer's first digit or word is neither:
+    a digit does not depend on the language a model answers in (an unclear answer keeps the distractor)."""
+    match = re.search(r"\w+", answer)
+    return VERDICTS.get(match.group()) if match else None
 
 
 class Judge:
