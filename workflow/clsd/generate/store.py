@@ -25,9 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS responses (
-    key TEXT PRIMARY KEY,
+#: The columns of a stored response, shared by `responses` and `superseded` (forgotten or replaced answers).
+RESPONSE_COLUMNS = """
     endpoint TEXT,
     model TEXT NOT NULL,
     messages TEXT NOT NULL,
@@ -41,25 +40,17 @@ CREATE TABLE IF NOT EXISTS responses (
     created_at TEXT NOT NULL,
     usable INTEGER,
     dataset TEXT,
-    lang TEXT
+    lang TEXT"""
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+{RESPONSE_COLUMNS}
 );
 CREATE TABLE IF NOT EXISTS superseded (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     key TEXT NOT NULL,
-    endpoint TEXT,
-    model TEXT NOT NULL,
-    messages TEXT NOT NULL,
-    params TEXT NOT NULL,
-    attempt INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    finish_reason TEXT,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    latency_s REAL,
-    created_at TEXT NOT NULL,
-    usable INTEGER,
-    dataset TEXT,
-    lang TEXT,
+{RESPONSE_COLUMNS},
     superseded_at TEXT NOT NULL,
     reason TEXT NOT NULL
 );
