@@ -156,6 +156,9 @@ class FaultServer:
             text = "Sure! Here are four tricky sentences:\n\n" + "\n".join(f"{i}) **{t}**" for i, t in enumerate(lines, 1)) + "\n\nI hope this helps."
         elif behaviour == "reorder":
             text = "\n".join(f"{i}. {t}" for i, t in enumerate([fronted(sentence), *lines[1:]], 1))
+        elif behaviour == "length":  # cut at max_tokens in the middle of the fourth sentence
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))[:-12]
+            return self._answer(body, text, finish_reason="length")
         elif behaviour == "refusal":
             text = REFUSAL
         elif behaviour == "wrong_language":
@@ -164,10 +167,10 @@ class FaultServer:
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))
         return self._answer(body, text)
 
-    def _answer(self, body: dict, text: str) -> web.Response:
+    def _answer(self, body: dict, text: str, finish_reason: str = "stop") -> web.Response:
         return web.json_response({
             "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}],
             "usage": {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90},
         })
 

@@ -130,7 +130,7 @@ def fake_hub(monkeypatch, tmp_path):
     server.shutdown()
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "config/paper.yaml", "config/wmt-local.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "config/paper.yaml", "config/wmt-local.yaml", "config/wmt21-multi.yaml"])
 def test_shipped_configs_validate(name, fake_hub):
     config = cfg.validate(yaml.safe_load((ROOT / name).read_text()))
     assert config["models"] and config["datasets"]

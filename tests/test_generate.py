@@ -145,6 +145,21 @@ def test_a_reordered_distractor_is_re_asked_and_recorded(tmp_path):
         assert len(server.seen) == 2 and again["text"][0] == fronted(sentence)
 
 
+def test_an_answer_cut_at_max_tokens_never_gives_its_last_sentence(tmp_path, caplog):
+    """Scripts that cost many tokens per word (Bengali, Hindi) hit max_tokens: the cut-off fourth sentence is
+    rejected as `truncated` and asked again, never scored as a distractor."""
+    sentence = item("T")
+    with FaultServer(plans={"Stadtrat T ": ["length"]}) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        table, report = llm.generate([(0, sentence)], "de", generator(server, store), {}, "llm:fault")
+        assert len(server.seen) == 2
+        assert table["text"].to_list() == distractors_for(sentence, "German")
+        assert report["rejects"] == {"truncated": 1, "short_answer": 1}
+        assert "cut at max_tokens=512" in caplog.text
+        assert parse.parse_answer("1. Eins zwei drei.\n2. Vier fünf se", sentence, "de", truncated=True).rejected == [
+            ("Vier fünf se", "truncated")]
+
+
 def test_judged_paraphrases_are_re_asked_and_verdicts_come_from_the_store(tmp_path):
     sentence = item("J")
     template = (ROOT / "resources/prompts/judge-v2.txt").read_text()

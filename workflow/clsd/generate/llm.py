@@ -211,11 +211,15 @@ class Generator:
         rejects (a reorder, a non-word, a paraphrase by the judge) is replaced by asking again."""
         outcome = Outcome(item_id, lang)
         messages = messages_for(self.settings.template, lang, sentence)
-        parse = functools.cache(lambda text: parse_answer(text, sentence, lang))
+        parse = functools.cache(lambda text, truncated=False: parse_answer(text, sentence, lang, truncated))
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
-            parsed = parse(response.text)
+            parsed = parse(response.text, response.finish_reason == "length")
+            if response.finish_reason == "length":
+                log.warning("item %s (%s), attempt %d: the answer was cut at max_tokens=%d; its last sentence is "
+                            "rejected as truncated (raise generation.max_tokens for this language)",
+                            item_id, lang, attempt + 1, self.settings.max_tokens)
             outcome.rejects.update(reason for _, reason in parsed.rejected)
             if len(parsed.accepted) < N_DISTRACTORS:
                 outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid numbered sentences

@@ -36,16 +36,23 @@ def numbered_lines(answer: str) -> list[str]:
     return items
 
 
-def parse_answer(answer: str, original: str, lang: str) -> Parsed:
+def parse_answer(answer: str, original: str, lang: str, truncated: bool = False) -> Parsed:
     """Numbered sentences that are non-empty, not a copy of `original` (up to case, spacing and the language's
     final punctuation), not duplicates, and in `lang` (the validator's language check,
-    clsd.core.detect.other_language: any registry language or foreign script)."""
+    clsd.core.detect.other_language: any registry language or foreign script).
+
+    `truncated`: the answer was cut at `max_tokens` (finish_reason `length`), so its last sentence may stop
+    mid-word; it is rejected (`truncated`), never taken as a distractor. Scripts that cost many tokens per word
+    (Bengali, Hindi) reach the limit first."""
     result = Parsed()
     copy = normalise(original, lang)
     seen = {copy}
-    for text in numbered_lines(answer):
+    lines = numbered_lines(answer)
+    for position, text in enumerate(lines, 1):
         key = normalise(text, lang)
-        if not key:
+        if truncated and position == len(lines):
+            reason = "truncated"
+        elif not key:
             reason = "empty"
         elif key == copy:
             reason = "copy"
