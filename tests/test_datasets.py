@@ -242,7 +242,7 @@ def test_dropped_items_carry_their_reason():
     assert kept["id"].to_list() == [0] and dropped == [1, 2]
     assert candidates.dropped_reasons(dropped, [de, fr], metas, ["de", "fr"], 4) == [
         {"id": 1, "reason": "fr: not in head.csv"},
-        {"id": 2, "reason": "de: 1 valid distractors after 3 attempts; fr: not in head.csv"},
+        {"id": 2, "reason": "de: 1 valid distractors after 3 attempts and fr: not in head.csv"},
     ]
     both = candidates.dropped_reasons([1], [de.filter(pl.col("id") == 0), fr], [metas[1] | {"lang": "de"}, metas[1]], ["de", "fr"], 4)
     assert both == [{"id": 1, "reason": "not in head.csv"}]

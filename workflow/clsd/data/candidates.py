@@ -44,7 +44,7 @@ def dropped_reasons(dropped: list[int], distractors: list[pl.DataFrame], metas: 
                 reason = f"not in {origin.get(lang)}" if n == 0 else f"{n} of {k} distractors in {origin.get(lang)}"
             reasons.append((lang, reason))
         same = len({reason for _, reason in reasons}) == 1 and len(reasons) == len(languages)
-        text = reasons[0][1] if same else "; ".join(f"{lang}: {reason}" for lang, reason in reasons)
+        text = reasons[0][1] if same else " and ".join(f"{lang}: {reason}" for lang, reason in reasons)
         records.append({"id": item, "reason": text})
     return records
 
