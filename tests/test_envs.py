@@ -270,7 +270,7 @@ def test_stages_import_only_earlier_stages_and_core_imports_none():
     assert not wrong
 
 
-DOTTED = re.compile(r"\bclsd(?:\.[a-z_][a-z0-9_]*)+\b")
+DOTTED = re.compile(r"(?<![\w/.-])clsd(?:\.[a-z_][a-z0-9_]*)+\b")  # not a file name such as install-clsd.sh
 PROSE = ("*.sh", "*.smk", "*.yaml", "*.md", "*.rst", "Snakefile", ".ci/run")
 
 

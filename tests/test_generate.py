@@ -259,7 +259,9 @@ def test_the_endpoint_factory_connects_on_first_need_and_closes_everything(tmp_p
     _, second = job(JUDGE_TEMPLATE)  # every answer stored: no server is started
     assert len(servers) == 1 and second["http_requests"] == 0 and second["judge"]["cache_hits"] == 4
     # a new judge prompt: only the judge asks, through the server it starts, and its requests are counted
-    _, third = job(JUDGE_TEMPLATE.replace("Answer with one word: yes or no.", "Answer yes or no."))
+    new_prompt = JUDGE_TEMPLATE.replace("Answer with one digit:", "Reply with one digit:")
+    assert new_prompt != JUDGE_TEMPLATE
+    _, third = job(new_prompt)
     assert len(servers) == 2 and third["new_responses"] == 0 and third["http_requests"] == 4
     runs = sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT status, new_responses, http_requests FROM runs").fetchall()
     assert runs == [("done", 5, 5), ("done", 0, 0), ("done", 4, 4)]
