@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="clsd-forget", description=__doc__.splitlines()[0])
     parser.add_argument("--store", default=DEFAULT_STORE, help=f"the response store (generation.store; default {DEFAULT_STORE})")
     parser.add_argument("--dataset", help="only answers first asked for this dataset")
-    parser.add_argument("--lang", help="only answers first asked for this language (de, fr)")
+    parser.add_argument("--lang", help="only answers first asked for this language (its registry code, e.g. de or ja)")
     parser.add_argument("--model", help="only answers of this model name (generation.model)")
     parser.add_argument("--endpoint", help="only answers of this endpoint: its base URL, or gguf:<sha256> for a local server")
     parser.add_argument("--dry-run", action="store_true", help="print what would be forgotten, change nothing")
