@@ -57,3 +57,11 @@ def test_one_detector_builder_serves_detection_and_confirmation():
                           "A Europa é há muito tempo um continente de imigração.", "de") == "pt"
     # the fast detector over every language proposed Portuguese, the full one on German and Portuguese confirmed it
     assert detect._detector.cache_info().currsize == 2
+
+
+def test_stanzas_multi_word_token_expander_is_registry_data():
+    """Whether Stanza's pipeline of a language needs `mwt` (French au → à le) is read from the registry, not code."""
+    from clsd.core.languages import language
+
+    assert language("fr").stanza_mwt and language("de").stanza_mwt and language("ar").stanza_mwt
+    assert not language("en").stanza_mwt and not language("ja").stanza_mwt

@@ -36,8 +36,6 @@ STTS_TO_UPOS = {
 
 Span = tuple[int, int, str]
 
-#: Stanza languages whose pipelines need the multi-word token expander (au → à le, zum → zu dem).
-MWT_LANGUAGES = {"fr", "de", "it", "es", "pt", "ca", "ar", "he", "tr", "pl", "cs", "fi", "gl"}
 #: STTS tags of non-finite verb forms: a finite haben/sein/werden beside one of them is an auxiliary.
 NON_FINITE = re.compile(r"^V[VAM]\((PP|INF|IZU)\)$|^V[VAM](PP|INF|IZU)$")
 
@@ -52,11 +50,12 @@ class Tagger(Protocol):
 class StanzaTagger:
     """The paper's tagger, from locally installed Stanza models only (never downloads)."""
 
-    def __init__(self, stanza_lang: str, model_dir: str | Path) -> None:
+    def __init__(self, stanza_lang: str, model_dir: str | Path, mwt: bool = False) -> None:
+        """`mwt`: the language's pipeline needs the multi-word token expander (the registry's `tagger.mwt`)."""
         import stanza
 
         self.name = f"stanza-{stanza.__version__}"
-        processors = "tokenize,mwt,pos" if stanza_lang in MWT_LANGUAGES else "tokenize,pos"
+        processors = "tokenize,mwt,pos" if mwt else "tokenize,pos"
         self.pipeline = stanza.Pipeline(stanza_lang, dir=str(model_dir), processors=processors, download_method=None, verbose=False)
 
     def tag(self, text: str) -> list[Span]:
@@ -128,7 +127,7 @@ def make_tagger(lang: str, mode: str, stanza_dir: str | None) -> Tagger | None:
     entry = language(lang)
     if mode in ("stanza", "auto") and stanza_dir and entry.stanza:
         try:
-            return StanzaTagger(entry.stanza, stanza_dir)
+            return StanzaTagger(entry.stanza, stanza_dir, entry.stanza_mwt)
         except Exception as exc:  # stanza raises its own ResourcesFileNotFoundError, FileNotFoundError, ImportError
             if mode == "stanza":
                 raise

@@ -63,6 +63,7 @@ class Language:
     compound_links: tuple[str, ...] = ()
     coordinators: frozenset[str] = frozenset()
     stanza: str | None = None
+    stanza_mwt: bool = False
     offline_tagger: str | None = None
     rules: str | None = None
     published: str | None = None
@@ -84,6 +85,7 @@ def registry() -> dict[str, Language]:
             hunspell=entry["hunspell"], segmentation=entry["segmentation"], final=entry["final"], cased=entry["cased"],
             elisions=frozenset(entry.get("elisions", [])), compound_links=tuple(entry.get("compound_links", [])),
             coordinators=frozenset(entry.get("coordinators", [])), stanza=entry["tagger"].get("stanza"),
+            stanza_mwt=entry["tagger"].get("mwt", False),
             offline_tagger=entry["tagger"].get("offline"), rules=entry.get("rules"), published=entry.get("published"),
             validation=Validation.read(entry.get("validation", {})),
         )
