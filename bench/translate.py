@@ -37,7 +37,7 @@ def main() -> None:
             model = build_tiny_m2m(Path(tmp) / "tiny")
         else:
             model = args.model
-        settings = dict(model=str(model), beam_size=1, batch_size=16, max_new_tokens=64)
+        settings = dict(model=str(model), target_lang="en", beam_size=1, batch_size=16, max_new_tokens=64)
         converted = pivot.convert_to_ctranslate2(str(model), Path(tmp) / "ct2", "int8")
         backends = {
             "transformers_fp32": pivot.TransformersTranslator(pivot.TranslatorSpec("transformers", **settings), "cpu"),

@@ -12,7 +12,7 @@ FRENCH = ["Le conseil municipal a approuvé la construction.", "La banque centra
 
 
 def spec(backend: str, model, **changes) -> pivot.TranslatorSpec:
-    settings = dict(backend=backend, model=str(model), beam_size=1, batch_size=2, max_new_tokens=12, compute_type="float32")
+    settings = dict(backend=backend, model=str(model), target_lang="en", beam_size=1, batch_size=2, max_new_tokens=12, compute_type="float32")
     return pivot.TranslatorSpec(**{**settings, **changes})
 
 
@@ -98,14 +98,14 @@ def test_published_translations_map_cells_positionally():
     source = corpora.Source.of(PUBLISHED / "CLSD_wmt2019_adversarial_dataset.head50.csv")
     distractors = [corpora.distractors_from_published(original, lang, generator="g", source=source) for lang in languages]
     table = cand.build(parallel, distractors, languages)
-    translations = pivot.published_translations(table, english, languages, "mt.csv")
+    translations = pivot.published_translations(table, english, languages, "mt.csv", "en")
     view = pivot.pivot_candidates(table, translations, "en")
     row = lambda i, lang, slot: view.filter((pl.col("id") == i) & (pl.col("lang") == lang) & (pl.col("slot") == slot))["text"][0]  # noqa: E731
     assert row(0, "de", 0) == english["German"][0]
     assert row(3, "fr", 2) == english["fr_adv2"][3]
     assert row(49, "de", 4) == english["de_adv4"][49]
     with pytest.raises(InputError, match="no English for item 10"):
-        pivot.published_translations(table, english.head(10), languages, "mt.csv")
+        pivot.published_translations(table, english.head(10), languages, "mt.csv", "en")
 
 
 def test_clean_removes_language_tokens():

@@ -215,8 +215,9 @@ class Generator:
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
-            parsed = parse(response.text, response.finish_reason == "length")
-            if response.finish_reason == "length":
+            truncated = response.finish_reason == "length"
+            parsed = parse(response.text, truncated)
+            if truncated:
                 log.warning("item %s (%s), attempt %d: the answer was cut at max_tokens=%d; its last sentence is "
                             "rejected as truncated (raise generation.max_tokens for this language)",
                             item_id, lang, attempt + 1, self.settings.max_tokens)

@@ -37,7 +37,7 @@ class TranslatorSpec:
 
     backend: str
     model: str
-    target_lang: str = "en"
+    target_lang: str
     beam_size: int = 5
     batch_size: int = 16
     max_new_tokens: int = 256
@@ -238,8 +238,9 @@ def check_same_items(original: pl.DataFrame, english: pl.DataFrame, languages: l
 
 
 def published_translations(candidates: pl.DataFrame, published: pl.DataFrame, languages: list[str], path: str | Path,
-                           pivot: str = "en") -> pl.DataFrame:
-    """Translation table from a published English-pivot CSV (same layout, every cell in English)."""
+                           pivot: str) -> pl.DataFrame:
+    """Translation table from a published pivot CSV (same layout, every cell in the pivot language: English for the
+    authors' files, which the config check enforces)."""
     cells = []
     for lang in languages:
         for slot, column in enumerate(slot_columns(lang)):
