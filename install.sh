@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Install clsd and its pinned dependencies into .venv (CPU torch; CUDA users see README).
+# Install clsd and its pinned dependencies into .venv (CPU torch; CUDA users see README), then build llama.cpp's
+# llama-server for the local LLM (clsd.generate.server_build: the llama.cpp source inside the pinned
+# llama-cpp-python sdist on PyPI, CPU variants chosen at run time; skipped when already built for this CPU).
 set -euo pipefail
 cd "$(dirname "$0")"
 PYTHON="${PYTHON:-python3}"
@@ -9,7 +11,10 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 # torch first and pinned: an unpinned torch would pull a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet "torch==2.13.0"
-# llama-cpp-python builds from source (~8 min on 2 cores, cached by pip afterwards): a lean portable build.
-export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON}"
 .venv/bin/python -m pip install --quiet -e ".[dev]"
+# The build needs a C++ compiler, cmake and ninja; PyPI has the last two where the system lacks them.
+if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null; then
+    .venv/bin/python -m pip install --quiet "cmake==4.4.4" "ninja==1.13.2"
+fi
+PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m clsd.generate.server_build --prefix .venv
 echo "clsd installed in .venv"

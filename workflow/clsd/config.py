@@ -202,6 +202,20 @@ def check_generation(config: dict[str, Any]) -> None:
             raise InputError(f"config key generation.local.gguf: {local['gguf']!r} not found")
         if local["gguf"] is None and local["recipe"] not in RECIPES:
             raise InputError(f"config key generation.local.recipe: unknown recipe {local['recipe']!r}")
+        if local["server"] is not None and not Path(os.path.expanduser(local["server"])).is_file():
+            raise InputError(f"config key generation.local.server: {local['server']!r} not found")
+        if llm_datasets(config):
+            check_server_installed(local["server"])
+
+
+def check_server_installed(configured: str | None) -> None:
+    """The local LLM needs llama.cpp's llama-server: fail at start-up, not inside the first generation job."""
+    from clsd.generate.server import server_program
+
+    try:
+        server_program(configured)
+    except FileNotFoundError as exc:
+        raise InputError(str(exc)) from None
 
 
 def check_url(url: str, key: str) -> None:

@@ -34,14 +34,15 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
     judge = None
     if validation["judge"]:
         judge = Judge.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang, **origin)
-    settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id)
+    settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id,
+                                   endpoint.concurrency)
     generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], judge=judge), lang=lang, **origin)
     table, report = llm.generate(items, lang, generator, generation["prices"], snakemake.params.label,
                                  judge.generator if judge else None)
 
 report |= {"dataset": dataset, "lang": lang, "language": language(lang).name, "model": settings.model,
            "endpoint": endpoint.id, "prompt": snakemake.input.prompt, "store": str(endpoint.store.path),
-           "validation": validation}
+           "validation": validation, "local_server": endpoint.local_server()}
 logging.info("generation report: %s", json.dumps({k: v for k, v in report.items() if k not in ("failed", "rejected")}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 write_table(table, snakemake.output.distractors, {"dataset": dataset, "lang": lang,

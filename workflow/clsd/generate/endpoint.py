@@ -1,7 +1,8 @@
 """Who answers LLM requests, and the one way a job opens them: shared by distractor generation and the judge.
 
 `open_endpoint(config, manifests, threads, log_path)` is the context a job asks the LLM in: it opens the
-response store, names the endpoint, connects on first need only (a local llama.cpp server is started then),
+response store, names the endpoint, connects on first need only (a local llama-server is started then, with
+as many slots as the job sends requests at once),
 takes SIGTERM as Ctrl-C, and on exit contacts nothing more and stops the local server (at once on an error).
 Generation builds its generator on it (`Endpoint.generator`), the validation judge builds its own on the
 same endpoint (`clsd.validate.judge.Judge.asking`).
@@ -26,7 +27,7 @@ from clsd.config import local_gguf, response_store
 from clsd.core.io import sha256_file
 from clsd.generate.client import ChatClient, Interrupted
 from clsd.generate.llm import Generator, Validator
-from clsd.generate.server import LlamaServer, sigterm_as_interrupt
+from clsd.generate.server import LlamaServer, auto_slots, server_program, sigterm_as_interrupt
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
 
@@ -42,16 +43,27 @@ def endpoint_id(generation: Mapping[str, Any], manifests: Sequence[str], gguf: s
     return "gguf:" + sha256_file(gguf)
 
 
+def local_slots(generation: Mapping[str, Any], threads: int) -> int:
+    """Slots of the local server: `generation.local.slots`, or the measured best for the job's threads."""
+    return generation["local"]["slots"] or auto_slots(threads)
+
+
 def connector(generation: Mapping[str, Any], gguf: str | Path | None, threads: int, log_path: str | Path | None, stack: ExitStack,
-              server: Callable[..., LlamaServer] = LlamaServer) -> Callable[[], ChatClient]:
+              server: Callable[..., LlamaServer] = LlamaServer, started: list[LlamaServer] | None = None) -> Callable[[], ChatClient]:
     """A function that connects: to the remote endpoint, or to a local server it starts in `stack` (`server` builds
-    it; the tests pass a stand-in). A request that fails after the local server exited is not retried."""
+    it; the tests pass a stand-in) and appends to `started`. A request that fails after the local server exited is
+    not retried."""
 
     def connect() -> ChatClient:
         exited = None
         if generation["base_url"] is None:
-            local = server(gguf, n_ctx=generation["local"]["n_ctx"], threads=threads, log_path=log_path)
+            program = generation["local"]["server"]
+            options = {"program": [str(server_program(program))]} if program else {}
+            local = server(gguf, n_ctx=generation["local"]["n_ctx"], threads=threads, slots=local_slots(generation, threads),
+                           log_path=log_path, **options)
             base_url, api_key, exited = stack.enter_context(local), "local", local.exit_code
+            if started is not None:
+                started.append(local)
         else:
             base_url = generation["base_url"]
             api_key = os.environ.get(generation["api_key_env"])
@@ -70,10 +82,13 @@ class Endpoint:
     whose answers are all stored contacts nothing and starts no local server.
     """
 
-    def __init__(self, generation: Mapping[str, Any], endpoint: str, store: ResponseStore, connect: Callable[[], ChatClient]) -> None:
+    def __init__(self, generation: Mapping[str, Any], endpoint: str, store: ResponseStore, connect: Callable[[], ChatClient],
+                 concurrency: int | None = None, servers: list[LlamaServer] | None = None) -> None:
         self.generation = generation
         self.id = endpoint
         self.store = store
+        self.concurrency = concurrency or generation["concurrency"]
+        self.servers = servers if servers is not None else []
         self._connect = connect
         self._client: ChatClient | None = None
         self._closed = False
@@ -92,6 +107,11 @@ class Endpoint:
         """A generator asking this endpoint through the store; `origin` (dataset, lang, run, usable,
         reask_unusable) as `Generator` takes it."""
         return Generator(settings, self.store, self.client, validator, **origin)
+
+    def local_server(self) -> dict[str, Any] | None:
+        """What served this job's requests when a local server was started (program, slots, threads, CPU
+        variant), else None (a remote endpoint, or every answer came from the store)."""
+        return self.servers[0].info() if self.servers else None
 
     def start_run(self, dataset: str, lang: str) -> int:
         """Record one run of this job in the store's runs table (closed by `llm.generate`); its id."""
@@ -126,7 +146,10 @@ def open_endpoint(config: Mapping[str, Any], manifests: Sequence[str], threads: 
         unkeyed = store.unkeyed()
         if unkeyed:
             log.warning("%d responses in %s were stored before requests were keyed by endpoint and are not reused", unkeyed, path)
-        opened = Endpoint(generation, endpoint, store, connector(generation, gguf, threads, log_path, stack, server))
+        servers: list[LlamaServer] = []
+        concurrency = local_slots(generation, threads) if generation["base_url"] is None else None
+        opened = Endpoint(generation, endpoint, store, connector(generation, gguf, threads, log_path, stack, server, servers),
+                          concurrency, servers)
         try:
             yield opened
         finally:

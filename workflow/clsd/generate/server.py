@@ -1,4 +1,4 @@
-"""A local llama.cpp server (llama-cpp-python) on 127.0.0.1, started for a generation job and always stopped.
+"""A local llama.cpp `llama-server` on 127.0.0.1, started for a generation job and always stopped.
 
 When the job is interrupted (Ctrl-C, or SIGTERM through `sigterm_as_interrupt`) the server is killed at once
 rather than left to finish the request it is computing.
@@ -7,6 +7,9 @@ rather than left to finish the request it is computing.
 from __future__ import annotations
 
 import logging
+import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -34,7 +37,7 @@ def wait_ready(base_url: str, process: subprocess.Popen, timeout: float) -> None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"llama.cpp server exited with code {process.returncode} before it was ready")
+            raise RuntimeError(f"llama-server exited with code {process.returncode} before it was ready")
         try:
             with urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
                 if response.status == 200:
@@ -42,7 +45,7 @@ def wait_ready(base_url: str, process: subprocess.Popen, timeout: float) -> None
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
         time.sleep(0.5)
-    raise TimeoutError(f"llama.cpp server not ready after {timeout:.0f} s")
+    raise TimeoutError(f"llama-server not ready after {timeout:.0f} s")
 
 
 @contextmanager
@@ -61,37 +64,80 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-LLAMA_CPP_SERVER = (sys.executable, "-m", "llama_cpp.server")
+SLOTS_BY_THREADS = ((2, 1),)  # (up to this many threads, slots): measured by bench/generate.py (README)
+MAX_AUTO_SLOTS = 4
+LOADED_VARIANT = re.compile(r"libggml-cpu-([\w.]+)\.so")
+
+
+def server_program(configured: str | None = None) -> Path:
+    """The llama-server binary: `generation.local.server` when set, else the one install.sh built into this
+    environment (beside its python), else `llama-server` on PATH."""
+    if configured:
+        path = Path(os.path.expanduser(configured))
+        if not path.is_file():
+            raise FileNotFoundError(f"config key generation.local.server: no llama-server at {path}")
+        return path
+    beside = Path(sys.executable).parent / "llama-server"
+    if beside.is_file():
+        return beside
+    found = shutil.which("llama-server")
+    if found is None:
+        raise FileNotFoundError("llama-server not found: run `bash install.sh` (it builds it into .venv), or set "
+                                "generation.local.server to a llama.cpp llama-server binary")
+    return Path(found)
+
+
+def auto_slots(threads: int) -> int:
+    """Requests a local server decodes at once when `generation.local.slots` is null: one on 2 cores, where
+    decoding is compute-bound and more slots gave no more tokens/s (bench/generate.py); more on larger machines,
+    one per two threads up to MAX_AUTO_SLOTS, where one stream leaves cores idle."""
+    for max_threads, slots in SLOTS_BY_THREADS:
+        if threads <= max_threads:
+            return slots
+    return min(MAX_AUTO_SLOTS, threads // 2)
 
 
 class LlamaServer:
-    """Context manager: `with LlamaServer(gguf) as base_url:` serves the model and stops it on exit.
+    """Context manager: `with LlamaServer(gguf) as base_url:` serves the model with llama.cpp's llama-server and
+    stops it on exit.
 
-    `program` is the command before its `--model/--host/--port/--n_ctx` arguments (llama-cpp-python's server;
-    the tests give a stand-in that accepts the same arguments).
+    `slots` requests are decoded at once (continuous batching), each with a context of `n_ctx` tokens.
+    `program` is the command before the server's arguments (llama-server; the tests give a stand-in that
+    accepts the same arguments). Once ready, `info()` says what runs: program, slots, threads and the CPU
+    variant ggml loaded.
     """
 
-    def __init__(self, gguf: str | Path, *, n_ctx: int = 2048, threads: int | None = None, log_path: str | Path | None = None,
-                 startup_timeout: float = 180.0, program: Sequence[str] = LLAMA_CPP_SERVER) -> None:
+    def __init__(self, gguf: str | Path, *, n_ctx: int = 2048, threads: int | None = None, slots: int = 1,
+                 log_path: str | Path | None = None, startup_timeout: float = 180.0,
+                 program: Sequence[str] | None = None) -> None:
         self.gguf = Path(gguf)
         self.n_ctx = n_ctx
         self.threads = threads
-        self.log_path = log_path
+        self.slots = slots
+        self.log_path = Path(log_path) if log_path else None
         self.startup_timeout = startup_timeout
-        self.program = list(program)
+        self.program = list(program) if program is not None else [str(server_program())]
         self.process: subprocess.Popen | None = None
         self.returncode: int | None = None
+        self.variant: str | None = None
+
+    def command(self, port: int) -> list[str]:
+        """The server's command line: the model on 127.0.0.1:`port`, `slots` parallel sequences sharing a context
+        of slots × n_ctx tokens, `threads` for decoding and prompts, no web page."""
+        command = [*self.program, "--model", str(self.gguf), "--host", "127.0.0.1", "--port", str(port),
+                   "--ctx-size", str(self.n_ctx * self.slots), "--parallel", str(self.slots), "--no-webui"]
+        if self.threads:
+            command += ["--threads", str(self.threads), "--threads-batch", str(self.threads)]
+        return command
 
     def __enter__(self) -> str:
         if not self.gguf.is_file():
             raise FileNotFoundError(f"GGUF model not found: {self.gguf}")
         port = free_port()
-        command = [*self.program, "--model", str(self.gguf), "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx)]
-        if self.threads:
-            command += ["--n_threads", str(self.threads)]
-        output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        log.info("starting llama.cpp server on 127.0.0.1:%d with %s", port, self.gguf.name)
-        self.process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+        log.info("starting llama-server on 127.0.0.1:%d with %s (%d slot(s), %s threads)", port, self.gguf.name, self.slots,
+                 self.threads or "default")
+        output = self.log_path.open("ab") if self.log_path else subprocess.DEVNULL
+        self.process = subprocess.Popen(self.command(port), stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         if self.log_path:
             output.close()  # the server holds its own copy
         base_url = f"http://127.0.0.1:{port}/v1"
@@ -100,7 +146,22 @@ class LlamaServer:
         except BaseException:
             self.stop(at_once=True)
             raise
+        self.variant = self._loaded_variant()
         return base_url
+
+    def _loaded_variant(self) -> str | None:
+        """The CPU backend variant ggml loaded (`libggml-cpu-zen4.so` -> `zen4`), from the libraries the server
+        process has mapped (Linux; None elsewhere, or for a build with a single CPU backend)."""
+        try:
+            maps = Path(f"/proc/{self.process.pid}/maps").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        match = LOADED_VARIANT.search(maps)
+        return match.group(1) if match else None
+
+    def info(self) -> dict[str, object]:
+        """What serves the requests, for the generation report."""
+        return {"server": Path(self.program[0]).name, "slots": self.slots, "threads": self.threads, "cpu_variant": self.variant}
 
     def exit_code(self) -> int | None:
         """The server's exit code once its process has ended (crashed, killed, or stopped), else None."""
@@ -122,7 +183,7 @@ class LlamaServer:
                 self.process.wait()
         if self.process is not None:
             self.returncode = self.process.returncode
-            log.info("llama.cpp server stopped (exit code %s)", self.returncode)
+            log.info("llama-server stopped (exit code %s)", self.returncode)
         self.process = None
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:

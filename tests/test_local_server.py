@@ -1,0 +1,151 @@
+"""The real local LLM: llama.cpp's llama-server (built by install.sh) with the real Qwen2.5-Coder-1.5B GGUF.
+
+Slots decode requests at once (checked from the server's own timings), JSON answers come back as four
+distractors, and Ctrl-C or SIGTERM stop the job and its server, leaving no process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from clsd.core.detect import detect
+from clsd.generate import llm
+from clsd.generate.client import ChatClient
+from clsd.generate.parse import json_sentences
+from clsd.generate.server import LlamaServer, server_program
+from clsd.generate.settings import RESPONSE_FORMAT, Settings
+from clsd.generate.store import ResponseStore
+from conftest import MODEL_STORE, ROOT
+
+GGUF = MODEL_STORE / "qwen2.5-coder-1.5b-instruct-q4_k_m" / "model.gguf"
+TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
+SENTENCES = ["Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt.",
+             "Die Zentralbank hat ihren Leitzins um 0,25 Prozentpunkte angehoben, um die Inflation zu bremsen."]
+
+
+@pytest.fixture(autouse=True)
+def real_server_and_weights() -> None:
+    if not GGUF.is_file():
+        pytest.skip(f"local LLM weights not materialised at {GGUF} (run the default workflow, or .ci/run)")
+    try:
+        server_program()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+
+
+def ask(base_url: str, sentence: str, max_tokens: int) -> tuple[dict, float, float]:
+    """One chat completion straight over HTTP (greedy, the paper's prompt): the body and the client's start and end."""
+    content = TEMPLATE.rstrip("\n").replace("{language}", "German").replace("{sentence}", sentence)
+    body = {"model": "qwen", "messages": [{"role": "user", "content": content}], "temperature": 0.0, "max_tokens": max_tokens}
+    request = urllib.request.Request(f"{base_url}/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    start = time.monotonic()
+    with urllib.request.urlopen(request, timeout=300) as response:
+        answer = json.load(response)
+    return answer, start, time.monotonic()
+
+
+def two_at_once(slots: int) -> tuple[float, float]:
+    """Two requests sent together to a server with `slots` slots: the wall time until both are answered, and the
+    sum of the server's own time on each (prompt + decoding, from its `timings`)."""
+    answers: list[tuple[dict, float, float]] = []
+    with LlamaServer(GGUF, threads=os.cpu_count(), slots=slots, n_ctx=512) as base_url:
+        ask(base_url, SENTENCES[0], 4)  # warm up (first-request allocations), not measured
+        threads = [threading.Thread(target=lambda s=s: answers.append(ask(base_url, s, 40))) for s in SENTENCES]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    wall = max(end for _, _, end in answers) - min(start for _, start, _ in answers)
+    busy = sum(a["timings"]["prompt_ms"] + a["timings"]["predicted_ms"] for a, _, _ in answers) / 1000
+    assert all(a["timings"]["predicted_n"] == 40 for a, _, _ in answers)
+    return wall, busy
+
+
+def test_two_slots_decode_two_requests_at_once_and_one_slot_queues_them():
+    wall, busy = two_at_once(slots=2)
+    # both requests were in the server at the same time: the server's time on them adds up to more than the wall
+    assert wall < 0.8 * busy, f"2 slots: {wall:.1f} s wall for {busy:.1f} s of server time"
+    wall, busy = two_at_once(slots=1)
+    # the control: one slot answers one request after the other
+    assert wall >= 0.95 * busy, f"1 slot: {wall:.1f} s wall for {busy:.1f} s of server time"
+
+
+def test_the_server_reports_its_cpu_variant_and_json_answers_are_four_distractors(tmp_path):
+    store = ResponseStore(tmp_path / "store.sqlite")
+    settings = Settings(model="qwen", template=TEMPLATE, endpoint="gguf:test", temperature=0.0, max_attempts=1, concurrency=2,
+                        max_tokens=400, answer_format="json")
+    server = LlamaServer(GGUF, threads=os.cpu_count(), slots=2, log_path=tmp_path / "server.log")
+    with server as base_url:
+        generator = llm.Generator(settings, store, lambda: ChatClient(base_url=base_url, api_key="local", timeout=300, retries=0,
+                                                                      requests_per_minute=None))
+        outcomes = generator.run(list(enumerate(SENTENCES)), "de")
+    stamp = json.loads(server_program().resolve().with_name("build.json").read_text())
+    assert server.variant in stamp["variants"], (server.variant, stamp["variants"])
+    assert server.info() == {"server": "llama-server", "slots": 2, "threads": os.cpu_count(), "cpu_variant": server.variant}
+    rows = sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT text, params FROM responses").fetchall()
+    assert len(rows) == 2
+    for text, params in rows:
+        assert json.loads(params)["response_format"] == RESPONSE_FORMAT
+        sentences = json_sentences(text)
+        assert sentences is not None and len(sentences) == 4, text  # the schema held: never short, never chatter
+        assert all(detect(s, low_accuracy=True) == "de" for s in sentences)
+    assert all(len(o.distractors) + sum(o.rejects.values()) >= 4 for o in outcomes)
+    assert all(o.rejects["short_answer"] == 0 and o.rejects["malformed_json"] == 0 for o in outcomes)
+    with pytest.raises(OSError):  # the server is gone
+        urllib.request.urlopen(f"{base_url}/models", timeout=2)
+
+
+def worker(store: Path) -> subprocess.Popen:
+    """tests/gen_worker.py with the real server (2 slots), in its own session like a Snakemake job."""
+    command = [sys.executable, str(ROOT / "tests/gen_worker.py"), "llama", str(store), "12", "2"]
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def stored(store: Path) -> int:
+    try:
+        return sqlite3.connect(f"file:{store}?mode=ro", uri=True).execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("send", [lambda p: os.killpg(p.pid, signal.SIGINT), lambda p: p.send_signal(signal.SIGTERM)],
+                         ids=["Ctrl-C: SIGINT to the job and its server", "SIGTERM to the job (Snakemake, SLURM)"])
+def test_an_interrupted_job_stops_llama_server_and_leaves_no_process(send, tmp_path):
+    store = tmp_path / "store.sqlite"
+    process = worker(store)
+    deadline = time.monotonic() + 180
+    while stored(store) < 1 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert stored(store) >= 1, process.communicate()[1][-2000:]
+    send(process)  # while the next requests are being decoded
+    try:
+        _, stderr = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise AssertionError("the job was still running 30 s after the signal") from None
+    time.sleep(0.5)
+    survived = group_alive(process.pid)
+    if survived:
+        os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == -signal.SIGINT, stderr[-2000:]
+    assert not survived, "llama-server outlived its job"
+    assert sqlite3.connect(store).execute("SELECT status FROM runs").fetchall() == [("interrupted",)]
