@@ -7,8 +7,9 @@ backend on `--step-n` of them (target >= 0.95), and P@1 on the 100 published sam
 config/wmt-local.yaml (first 50 of WMT19 and WMT21, both directions; change in points against torch, target
 within 0.5), and the cosine of each backend's vectors with torch's float32 ones (lowest over the texts).
 Exports come from clsd.embed.exports into the model store, as the workflow makes them. A backend is named
-`backend[-int8][:dtype]` (e.g. openvino:bfloat16); each records the precision it really computed in, and the
-result the CPU's instruction sets (clsd.core.provenance.cpu_features): speed, and a runtime's default precision, depend on them.
+`backend[-int8][:dtype]` (e.g. openvino:bfloat16); each records the precision it really computed in, the seconds
+of its one-time export (when the store did not hold it yet) and how many texts it takes to pay for it against bare
+torch, and the result the CPU's instruction sets (clsd.core.provenance.cpu_features): speed, and a runtime's default precision, depend on them.
 
 Usage: python bench/embed.py [--model embeddinggemma-300m|all-MiniLM-L6-v2] [--n 2000] [--step-n 500]
        [--backends torch,onnx,onnx-int8,openvino,openvino-int8,openvino:bfloat16,openvino-int8:bfloat16]
@@ -98,6 +99,14 @@ def variant(name: str) -> tuple[str, str, str]:
     return backend, quantize or "none", dtype or "float32"
 
 
+def break_even(export_seconds: float | None, torch_per_s: float, backend_per_s: float) -> int | None:
+    """Texts to embed before a one-time export has paid for itself against bare torch (None: no export, or a
+    backend no faster than torch, which never pays)."""
+    if not export_seconds or backend_per_s <= torch_per_s:
+        return None
+    return round(export_seconds / (1 / torch_per_s - 1 / backend_per_s))
+
+
 def exported(spec: models.ModelSpec, manifest: dict) -> str:
     """The export file of `spec`'s backend, built (or reused) in the model store exactly as export_model does."""
     return exports.ensure(STORE, spec, {"weights_sha256": manifest["weights_sha256"]})["file"]
@@ -132,7 +141,9 @@ def main() -> None:
             backend, quantize, dtype = variant(name)
             spec = models.ModelSpec(key=args.model, name=recipe.hf_name, load_from=str(folder), prompt_name=prompt, batch_size=16,
                                    backend=backend, quantize=quantize, dtype=dtype)
+            start = time.perf_counter()
             export_file = exported(spec, manifest) if backends.needs_export(backend) else None
+            export_seconds = time.perf_counter() - start  # near 0 when the store already held the export
             model, runs_on = models.load_model(spec, "auto", export_file)
             bare_encode(model, spec, texts[:32])  # warm-up
             bare, vectors = bare_encode(model, spec, texts)
@@ -144,6 +155,7 @@ def main() -> None:
             cosine = float((vectors * reference).sum(axis=1).min()) if reference is not None else None
             results.append({"backend": name, "device": runs_on["device"], "dtype": runs_on["dtype"], "tag": runs_on["tag"],
                             "precision": runs_on["precision"], "texts_per_s": len(texts) / bare,
+                            "export_seconds": round(export_seconds, 1) if export_file else None,
                             "step_ratio_to_bare_backend": step_bare / step, "p1": p1, "min_cosine_to_torch": cosine})
             log.info("%s %s: %.2f texts/s; workflow step %.3f of its bare backend; P@1 %.2f; activations %s; lowest cosine "
                      "with torch %s", args.model, name, results[-1]["texts_per_s"], results[-1]["step_ratio_to_bare_backend"],
@@ -154,8 +166,10 @@ def main() -> None:
         r["ratio_to_bare_torch"] = r["texts_per_s"] / base["texts_per_s"]
         r["p1_change_points"] = r["p1"] - base["p1"]
         r["meets_targets"] = r["ratio_to_bare_torch"] >= 2.5 and abs(r["p1_change_points"]) <= 0.5
-        log.info("%-24s %7.2f texts/s  x%.2f of bare torch  P@1 %+.2f points  step/bare %.3f  cosine >= %s", r["backend"], r["texts_per_s"],
-                 r["ratio_to_bare_torch"], r["p1_change_points"], r["step_ratio_to_bare_backend"], r["min_cosine_to_torch"])
+        r["break_even_texts"] = break_even(r.get("export_seconds"), base["texts_per_s"], r["texts_per_s"])
+        log.info("%-24s %7.2f texts/s  x%.2f of bare torch  P@1 %+.2f points  step/bare %.3f  cosine >= %s  export %s s, "
+                 "pays off after %s texts", r["backend"], r["texts_per_s"], r["ratio_to_bare_torch"], r["p1_change_points"],
+                 r["step_ratio_to_bare_backend"], r["min_cosine_to_torch"], r["export_seconds"], r["break_even_texts"])
     within = [r for r in results if abs(r["p1_change_points"]) <= 0.5]
     result = {"model": args.model, "cpu": cpu, "n_texts": len(texts), "step_n_texts": args.step_n, "p1_items": 100,
               "targets": {"ratio_to_bare_torch": 2.5, "p1_change_points": 0.5, "step_ratio_to_bare_backend": 0.95},

@@ -4,11 +4,13 @@ Each request's behaviour comes from a per-sentence plan (a list consumed in orde
 ok, three (only three items), preamble (chatter around the list), wrong_language, reorder (the first item is
 the sentence with its words reordered), refusal (HTTP 200 with a refusal and no list), 429 (with
 Retry-After), 500, hang (answer after the client's timeout), malformed (invalid JSON), 400, 401, 401_echo
-(the refused API key in the message). Judge
+(the refused API key in the message), length (cut at max_tokens), malformed_json (an answer that is half a JSON
+object). A request with `response_format` gets the JSON object of four strings instead of a numbered list (the
+plan's faults applied to it: three strings, numbered strings for preamble, a cut object). Judge
 requests ("Do these two ... sentences have the same meaning?") are answered "Yes." when sentence B contains
 one of `equivalent`, else "No.".
 
-Run as a program it stands in for llama-cpp-python's server (`python fault_server.py --port N [--latency S]`;
+Run as a program it stands in for llama.cpp's llama-server (`python fault_server.py --port N [--latency S]`;
 the server's other arguments are accepted and ignored) and answers every request "ok". `job_config` is the
 config a job asking it (or the stand-in) reads.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import re
 import threading
 import time
@@ -150,6 +153,8 @@ class FaultServer:
         if behaviour == "malformed":
             return web.Response(text='{"id": "x", "choices": [', content_type="application/json")
         lines = distractors_for(sentence, language)
+        if body.get("response_format"):
+            return self._json_answer(body, behaviour, sentence, lines)
         if behaviour == "three":
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines[:3], 1))
         elif behaviour == "preamble":
@@ -165,6 +170,21 @@ class FaultServer:
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(ENGLISH, 1))
         else:
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))
+        return self._answer(body, text)
+
+    def _json_answer(self, body: dict, behaviour: str, sentence: str, lines: list[str]) -> web.Response:
+        """What an endpoint decoding to the request's JSON schema answers: four strings, except for the faults a
+        schema cannot rule out (cut at max_tokens, a refusal) and those of endpoints that ignore it (three
+        strings, not JSON at all)."""
+        sentences = {"three": lambda: lines[:3], "reorder": lambda: [fronted(sentence), *lines[1:]], "wrong_language": lambda: ENGLISH,
+                     "preamble": lambda: [f"{i}. {t}" for i, t in enumerate(lines, 1)]}.get(behaviour, lambda: lines)()
+        text = json.dumps({"sentences": sentences}, ensure_ascii=False)
+        if behaviour == "length":  # cut at max_tokens inside the fourth string
+            return self._answer(body, text[:-12], finish_reason="length")
+        if behaviour == "refusal":
+            text = REFUSAL
+        elif behaviour == "malformed_json":
+            text = text[: len(text) // 2]
         return self._answer(body, text)
 
     def _answer(self, body: dict, text: str, finish_reason: str = "stop") -> web.Response:
@@ -183,7 +203,7 @@ class FaultServer:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="a stand-in for llama-cpp-python's server")
+    parser = argparse.ArgumentParser(description="a stand-in for llama.cpp's llama-server")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--latency", type=float, default=0.0)
     args, _ = parser.parse_known_args()

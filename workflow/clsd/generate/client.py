@@ -217,9 +217,9 @@ class ChatClient:
         except Exception as exc:
             if not (is_retryable(exc) or isinstance(exc, openai.APIStatusError)):
                 raise  # not a transport fault: a bug, with its own traceback
-            raise self._failure(exc, retrying.statistics.get("attempt_number", 1)) from exc
+            raise self._failure(exc, retrying.statistics.get("attempt_number", 1), "response_format" in params) from exc
 
-    def _failure(self, exc: Exception, attempts: int) -> EndpointError:
+    def _failure(self, exc: Exception, attempts: int, structured: bool = False) -> EndpointError:
         """The error that leaves the client: the URL first, then what happened, how often, and the exception type."""
         code, name, what = self.exited(), type(exc).__name__, self._redact(describe(exc, self.timeout))
         if self.stopping.is_set():
@@ -227,8 +227,10 @@ class ChatClient:
         if code is not None:
             return EndpointError(f"{self.url}: the local llama.cpp server exited with code {code}; {what}, not retried ({name})")
         if isinstance(exc, openai.APIStatusError) and not is_retryable(exc):
+            hint = (" (generation.answer_format: json sends response_format with a JSON schema; set answer_format: "
+                    "numbered for an endpoint or model without structured outputs)") if structured and exc.status_code == 400 else ""
             return RequestRejected(f"{self.url}: the endpoint rejected the request with "
-                                   f"HTTP {exc.status_code}: {self._redact(server_message(exc))}")
+                                   f"HTTP {exc.status_code}: {self._redact(server_message(exc))}{hint}")
         return EndpointError(f"{self.url}: {what} after {attempts} {'attempt' if attempts == 1 else 'attempts'} ({name})")
 
     def _once(self, model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:

@@ -211,19 +211,21 @@ class Generator:
         rejects (a reorder, a non-word, a paraphrase by the judge) is replaced by asking again."""
         outcome = Outcome(item_id, lang)
         messages = messages_for(self.settings.template, lang, sentence)
-        parse = functools.cache(lambda text, truncated=False: parse_answer(text, sentence, lang, truncated))
+        parse = functools.cache(lambda text, truncated=False: parse_answer(text, sentence, lang, truncated,
+                                                                            self.settings.answer_format))
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
             truncated = response.finish_reason == "length"
             parsed = parse(response.text, truncated)
             if truncated:
-                log.warning("item %s (%s), attempt %d: the answer was cut at max_tokens=%d; its last sentence is "
-                            "rejected as truncated (raise generation.max_tokens for this language)",
-                            item_id, lang, attempt + 1, self.settings.max_tokens)
+                lost = "the answer is unusable" if parsed.malformed else "its last sentence is rejected as truncated"
+                log.warning("item %s (%s), attempt %d: the answer was cut at max_tokens=%d; %s "
+                            "(raise generation.max_tokens for this language)", item_id, lang, attempt + 1,
+                            self.settings.max_tokens, lost)
             outcome.rejects.update(reason for _, reason in parsed.rejected)
-            if len(parsed.accepted) < N_DISTRACTORS:
-                outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid numbered sentences
+            if len(parsed.accepted) < N_DISTRACTORS and not parsed.malformed:
+                outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid sentences
             for text in parsed.accepted:
                 if len(outcome.distractors) == N_DISTRACTORS or normalise(text, lang) in {normalise(d, lang) for d in outcome.distractors}:
                     continue
@@ -296,6 +298,8 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
     result = {
         "items": len(outcomes),
         "generated": sum(o.failure is None for o in outcomes),
+        "generated_at_first_ask": sum(o.failure is None and o.attempts == 1 for o in outcomes),
+        "answer_format": generator.settings.answer_format,
         "failed": [{"id": o.id, "lang": o.lang, "reason": o.failure, "rejected": dict(o.rejects)} for o in outcomes if o.failure],
         "attempts": sum(o.attempts for o in outcomes),
         "cache_hits": tally.cache_hits,
@@ -310,6 +314,7 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
         "new_completion_tokens": completion_tokens,
         "estimated_cost": estimated_cost(prompt_tokens, completion_tokens, prices),
         "seconds": round(seconds, 2),
+        "completion_tokens_per_s": round(completion_tokens / seconds, 2) if seconds > 0 and completion_tokens else None,
     }
     if generator.run_id is not None:
         totals = generator.store.run_totals(generator.run_id)

@@ -1,17 +1,22 @@
-"""Extract and validate the numbered sentences of an LLM answer.
+"""Extract and validate the sentences of an LLM answer: a numbered list in free text (`answer_format: numbered`,
+the paper's) or the JSON object of four strings that `answer_format: json` asks for.
 
 Small models add preambles ("Here are four sentences:"), trailing remarks, markdown, `1)` or `1.`
 numbering, blank lines, copies of the original, duplicates and sentences in the wrong language. Every
-candidate is kept or rejected with a reason, so nothing is dropped silently.
+candidate is kept or rejected with a reason, so nothing is dropped silently. A JSON answer that is not an
+object with exactly four strings (cut at max_tokens, malformed) gives no sentence at all: it is rejected whole
+as `malformed_json`, so the answer is unusable and asked again.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
 from clsd.core.detect import other_language
 from clsd.core.text import normalise
+from clsd.generate.settings import N_SENTENCES
 
 NUMBERED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?\(?(\d{1,2})\s*[.):\]]\s*(?:\*\*)?\s*(.*\S)\s*$")
 QUOTES = "\"'“”„«»‚‘’ "
@@ -24,30 +29,55 @@ class Parsed:
     accepted: list[str] = field(default_factory=list)
     rejected: list[tuple[str, str]] = field(default_factory=list)
 
+    @property
+    def malformed(self) -> bool:
+        """A JSON answer that did not parse to four strings (rejected whole)."""
+        return any(reason == "malformed_json" for _, reason in self.rejected)
+
+
+def cleaned(text: str) -> str:
+    """A sentence without markdown emphasis and surrounding quotes."""
+    return text.replace("**", "").strip().strip(QUOTES).strip()
+
 
 def numbered_lines(answer: str) -> list[str]:
     """The text of every numbered line, markdown emphasis and surrounding quotes removed."""
-    items = []
-    for line in answer.splitlines():
-        match = NUMBERED.match(line)
-        if match:
-            text = match.group(2).replace("**", "").strip().strip(QUOTES).strip()
-            items.append(text)
-    return items
+    return [cleaned(match.group(2)) for match in map(NUMBERED.match, answer.splitlines()) if match]
 
 
-def parse_answer(answer: str, original: str, lang: str, truncated: bool = False) -> Parsed:
-    """Numbered sentences that are non-empty, not a copy of `original` (up to case, spacing and the language's
-    final punctuation), not duplicates, and in `lang` (the validator's language check,
-    clsd.core.detect.other_language: any registry language or foreign script).
+def json_sentences(answer: str) -> list[str] | None:
+    """The four strings of a JSON answer `{"sentences": [...]}`, a leading `1.`-style number (the paper's prompt
+    asks for numbered sentences) and surrounding quotes removed; None when the answer is anything else."""
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return None
+    sentences = data.get("sentences") if isinstance(data, dict) else None
+    if not isinstance(sentences, list) or len(sentences) != N_SENTENCES or not all(isinstance(s, str) for s in sentences):
+        return None
+    return [cleaned(match.group(2) if (match := NUMBERED.match(text)) else text) for text in sentences]
+
+
+def parse_answer(answer: str, original: str, lang: str, truncated: bool = False, answer_format: str = "numbered") -> Parsed:
+    """The answer's sentences (its numbered lines, or with `answer_format` json its JSON strings) that are
+    non-empty, not a copy of `original` (up to case, spacing and the language's final punctuation), not
+    duplicates, and in `lang` (the validator's language check, clsd.core.detect.other_language: any registry
+    language or foreign script).
 
     `truncated`: the answer was cut at `max_tokens` (finish_reason `length`), so its last sentence may stop
     mid-word; it is rejected (`truncated`), never taken as a distractor. Scripts that cost many tokens per word
-    (Bengali, Hindi) reach the limit first."""
+    (Bengali, Hindi) reach the limit first. A cut JSON answer does not parse: `malformed_json`."""
     result = Parsed()
     copy = normalise(original, lang)
     seen = {copy}
-    lines = numbered_lines(answer)
+    if answer_format == "json":
+        lines = json_sentences(answer)
+        if lines is None:
+            result.rejected.append((answer, "malformed_json"))
+            return result
+        truncated = False  # four complete strings: a closed JSON object was not cut
+    else:
+        lines = numbered_lines(answer)
     for position, text in enumerate(lines, 1):
         key = normalise(text, lang)
         if truncated and position == len(lines):

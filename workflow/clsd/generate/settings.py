@@ -2,9 +2,10 @@
 
 `request_settings` is exactly what generation's requests and their keys depend on, so that it can be the
 generate rule's param: the prompt and the judge prompt are inputs (their content counts, not their path),
-`prices` only changes the cost estimate, `store` and `local.gguf` are paths on this machine (a moved run
-reruns nothing), and the operational settings (`concurrency`, `timeout`, `retries`, `requests_per_minute`,
-`api_key_env`) change how fast requests go or whether the job fails, never an output it writes. `local.recipe`
+`prices` only changes the cost estimate, `store`, `local.gguf` and `local.server` are paths on this machine (a
+moved run reruns nothing), and the operational settings (`concurrency`, `local.slots`, `timeout`, `retries`,
+`requests_per_minute`, `api_key_env`) change how fast requests go or whether the job fails, never an output it
+writes. `answer_format` is part of every request (its response format) and so of the params. `local.recipe`
 and `local.n_ctx` are no param either: the weights a local server loads are the job's input (their manifest,
 or the GGUF file) and `gguf:<sha256>` of them is part of every request key, while a context size is in no key
 (a stored answer is replayed whatever the server's n_ctx).
@@ -16,6 +17,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
+
+N_SENTENCES = 4  # distractors per answer (clsd.core.items.N_DISTRACTORS, not imported: this module stays light)
+# `answer_format: json`: an object with exactly four non-empty strings. Strict, so that OpenAI decodes to it too;
+# llama.cpp and vLLM turn it into a grammar.
+RESPONSE_FORMAT: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "distractors",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "properties": {"sentences": {"type": "array", "items": {"type": "string", "minLength": 1},
+                                         "minItems": N_SENTENCES, "maxItems": N_SENTENCES}},
+            "required": ["sentences"],
+            "additionalProperties": False,
+        },
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -31,21 +50,27 @@ class Settings:
     seed: int | None = None
     max_attempts: int = 3
     concurrency: int = 4
+    answer_format: str = "numbered"
 
     def sampling(self) -> dict[str, Any]:
-        """The sampling parameters of every request (the seed only when one is set)."""
+        """The sampling parameters of every request (the seed only when one is set), and with `answer_format`
+        json the response format: the JSON schema of four sentences the endpoint decodes to."""
         params: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
         if self.seed is not None:
             params["seed"] = self.seed
+        if self.answer_format == "json":
+            params["response_format"] = RESPONSE_FORMAT
         return params
 
 
-def generation_settings(generation: Mapping[str, Any], template: str, endpoint: str) -> Settings:
-    """What every generation request sends, from the `generation:` config, the prompt template and the endpoint id."""
+def generation_settings(generation: Mapping[str, Any], template: str, endpoint: str, concurrency: int | None = None) -> Settings:
+    """What every generation request sends, from the `generation:` config, the prompt template and the endpoint id;
+    `concurrency` (a local server's slots) replaces `generation.concurrency`."""
     return Settings(
         model=generation["model"], template=template, endpoint=endpoint, temperature=generation["temperature"],
         top_p=generation["top_p"], max_tokens=generation["max_tokens"], seed=generation["seed"],
-        max_attempts=generation["max_attempts"], concurrency=generation["concurrency"],
+        max_attempts=generation["max_attempts"], concurrency=concurrency or generation["concurrency"],
+        answer_format=generation["answer_format"],
     )
 
 

@@ -182,10 +182,13 @@ def distractor_text(meta: dict[str, Any]) -> list[str]:
             kind = f"a local llama.cpp server (GGUF weights sha256 `{endpoint.removeprefix('gguf:')}`)"
         else:
             kind = f"an OpenAI-compatible endpoint (`{endpoint or 'not recorded'}`)"
-        sampling = {key: value for key, value in settings.items() if key not in ("model", "endpoint")}
+        sampling = {key: value for key, value in settings.items() if key not in ("model", "endpoint", "response_format")}
+        answers = ("a JSON object of exactly four sentences (response_format with a JSON schema)" if settings.get("response_format")
+                   else "a numbered list, read from free text")
         lines += [f"- LLM: `{settings.get('model', 'not recorded')}`, asked through {kind}",
                   f"- Prompt sha256: `{meta.get('prompt_sha256', 'not recorded')}`",
-                  "- Sampling: " + (", ".join(f"{key} {value}" for key, value in sorted(sampling.items())) or "not recorded")]
+                  "- Sampling: " + (", ".join(f"{key} {value}" for key, value in sorted(sampling.items())) or "not recorded"),
+                  f"- Answers asked as: {answers}"]
     if meta.get("source"):
         lines.append(f"- Published file: {file_name(meta['source'])}")
     validation = meta.get("validation") or {}

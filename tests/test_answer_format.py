@@ -1,0 +1,99 @@
+"""`generation.answer_format: json`: the response format sent, JSON answers read into four distractors, and
+malformed, cut and three-element answers stored, counted unusable and asked again (a real HTTP server on
+127.0.0.1 answering as a schema-constrained endpoint would)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from clsd.generate import llm
+from clsd.generate.client import ChatClient, RequestRejected
+from clsd.generate.parse import json_sentences, parse_answer
+from clsd.generate.settings import RESPONSE_FORMAT, Settings, generation_settings, request_settings
+from clsd.generate.store import ResponseStore, request_key
+from conftest import ROOT
+from fault_server import FaultServer, distractors_for, job_config
+
+TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
+ORIGINAL = "Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt."
+FOUR = ["Der Stadtrat von Lyon hat am Mittwoch den Bau von drei neuen Grundschulen genehmigt.",
+        "Der Stadtrat von Lyon hat am Dienstag den Abriss von drei alten Grundschulen genehmigt.",
+        "Der Stadtrat von Lyon hat am Dienstag den Bau von zwei neuen Grundschulen abgelehnt.",
+        "Der Stadtrat von Paris hat am Dienstag den Bau von drei neuen Gymnasien genehmigt."]
+
+
+def item(letter: str) -> str:
+    return f"Der Stadtrat {letter} hat am Dienstag den Bau von drei neuen Grundschulen genehmigt."
+
+
+def json_generator(server: FaultServer, store: ResponseStore, attempts: int = 3) -> llm.Generator:
+    settings = Settings(model="fault", template=TEMPLATE, endpoint="fault", max_attempts=attempts, concurrency=4,
+                        answer_format="json")
+    return llm.Generator(settings, store, lambda: ChatClient(base_url=server.base_url, api_key="test-key", timeout=5, retries=2,
+                                                             requests_per_minute=None, backoff_initial=0.05, backoff_max=0.2))
+
+
+def test_json_answers_are_four_strings_or_nothing():
+    assert json_sentences(json.dumps({"sentences": FOUR})) == FOUR
+    # the paper's prompt asks for numbered sentences: a number inside the string is not part of the sentence
+    numbered = [f"{i}. \"{text}\"" for i, text in enumerate(FOUR, 1)]
+    assert json_sentences(json.dumps({"sentences": numbered}, ensure_ascii=False)) == FOUR
+    for broken in (json.dumps({"sentences": FOUR[:3]}), json.dumps({"sentences": [*FOUR, FOUR[0]]}), json.dumps(FOUR),
+                   json.dumps({"sentences": FOUR})[:-30], "1. " + FOUR[0], json.dumps({"sentences": [1, 2, 3, 4]}), ""):
+        assert json_sentences(broken) is None, broken
+    parsed = parse_answer(json.dumps({"sentences": FOUR})[:-30], ORIGINAL, "de", truncated=True, answer_format="json")
+    assert parsed.accepted == [] and parsed.malformed and parsed.rejected[0][1] == "malformed_json"
+    # a copy, a duplicate and an English sentence inside valid JSON are rejected one by one, like numbered lines
+    parsed = parse_answer(json.dumps({"sentences": [ORIGINAL, FOUR[1], FOUR[1], "The council met today."]}), ORIGINAL, "de",
+                          answer_format="json")
+    assert parsed.accepted == [FOUR[1]] and [reason for _, reason in parsed.rejected] == ["copy", "duplicate", "wrong_language"]
+    assert not parsed.malformed
+
+
+def test_the_answer_format_is_sent_and_part_of_the_request_key_and_params(tmp_path):
+    generation = job_config(tmp_path / "s.sqlite", "http://127.0.0.1:9/v1")["generation"]
+    assert generation["answer_format"] == "json"  # the schema's default
+    as_json = generation_settings(generation, TEMPLATE, "e")
+    as_numbered = generation_settings(generation | {"answer_format": "numbered"}, TEMPLATE, "e")
+    assert as_json.sampling()["response_format"] == RESPONSE_FORMAT and "response_format" not in as_numbered.sampling()
+    schema = RESPONSE_FORMAT["json_schema"]["schema"]["properties"]["sentences"]
+    assert schema["minItems"] == schema["maxItems"] == 4 and schema["items"] == {"type": "string", "minLength": 1}
+    messages = [{"role": "user", "content": "x"}]
+    assert request_key("e", "m", messages, as_json.sampling(), 0) != request_key("e", "m", messages, as_numbered.sampling(), 0)
+    assert request_settings(generation) != request_settings(generation | {"answer_format": "numbered"})
+    # numbered requests are keyed as before the format existed: stores of the paper's setup keep their answers
+    assert as_numbered.sampling() == {"temperature": 1.0, "top_p": 1.0, "max_tokens": 512}
+
+
+def test_malformed_cut_and_three_element_answers_are_stored_unusable_and_asked_again(tmp_path):
+    plans = {"Stadtrat M ": ["malformed_json", "ok"], "Stadtrat L ": ["length", "ok"], "Stadtrat T ": ["three", "ok"],
+             "Stadtrat R ": ["refusal"] * 3, "Stadtrat P ": ["preamble"]}
+    items = [(i, item(letter)) for i, letter in enumerate("MLTRPO")]
+    with FaultServer(plans={k: list(v) for k, v in plans.items()}) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        table, report = llm.generate(items, "de", json_generator(server, store), {}, "llm:fault")
+        assert all(seen.sentence and seen.behaviour for seen in server.seen)
+        assert len(server.seen) == 2 + 2 + 2 + 3 + 1 + 1  # each fault costs one more request, the refusal all three
+    assert report["answer_format"] == "json" and report["generated_at_first_ask"] == 2  # P (numbered strings) and O
+    assert report["failed"] == [{"id": 3, "lang": "de", "reason": "0 valid distractors after 3 attempts",
+                                 "rejected": {"malformed_json": 3}}]
+    assert report["rejects"] == {"malformed_json": 6}  # three faults and the refusal's three answers, no short_answer
+    assert sorted(table["id"].unique().to_list()) == [0, 1, 2, 4, 5]
+    assert table.filter(table["id"] == 4)["text"].to_list() == distractors_for(item("P"), "German")  # numbers removed
+    db = sqlite3.connect(tmp_path / "store.sqlite")
+    # every answer stored, the unusable ones marked so: a rerun replays them, reask_unusable asks them again
+    assert db.execute("SELECT COUNT(*), SUM(usable = 0) FROM responses").fetchone() == (11, 6)
+    assert db.execute("SELECT COUNT(*) FROM responses WHERE finish_reason = 'length' AND usable = 0").fetchone()[0] == 1
+    with FaultServer() as server:
+        rerun, again = llm.generate(items, "de", json_generator(server, ResponseStore(tmp_path / "store.sqlite")), {}, "llm:fault")
+        assert server.seen == [] and again["cache_hits"] == 11 and rerun.equals(table)
+
+
+def test_an_endpoint_that_refuses_structured_outputs_is_told_how_to_do_without(tmp_path):
+    with FaultServer(plans={"Stadtrat X ": ["400"]}) as server:
+        generator = json_generator(server, ResponseStore(tmp_path / "store.sqlite"))
+        with pytest.raises(RequestRejected, match=r"HTTP 400: injected 400 \(generation\.answer_format: json sends "
+                                                  r"response_format .* set answer_format: numbered"):
+            generator.one(0, item("X"), "de")
