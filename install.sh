@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install clsd and its pinned dependencies into .venv (CPU torch; CUDA users see README), then build llama.cpp's
+# Install clsd and its pinned dependencies into .venv (CPU torch; CUDA users see README), and build llama.cpp's
 # llama-server for the local LLM (clsd.generate.server_build: the llama.cpp source inside the pinned
 # llama-cpp-python sdist on PyPI, CPU variants chosen at run time; skipped when already built for this CPU).
+# The build runs while pip installs (it needs only the standard library); its log is .venv/llama-server-build.log.
 set -euo pipefail
 cd "$(dirname "$0")"
 PYTHON="${PYTHON:-python3}"
@@ -9,12 +10,20 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-# torch first and pinned: an unpinned torch would pull a multi-GB CUDA build.
-.venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[dev]"
 # The build needs a C++ compiler, cmake and ninja; PyPI has the last two where the system lacks them.
 if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null; then
     .venv/bin/python -m pip install --quiet "cmake==4.4.4" "ninja==1.13.2"
 fi
-PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m clsd.generate.server_build --prefix .venv
+PATH="$PWD/.venv/bin:$PATH" PYTHONPATH="$PWD/workflow" .venv/bin/python -m clsd.generate.server_build --prefix .venv \
+    > .venv/llama-server-build.log 2>&1 &
+build=$!
+# torch first and pinned: an unpinned torch would pull a multi-GB CUDA build.
+.venv/bin/python -m pip install --quiet "torch==2.13.0"
+.venv/bin/python -m pip install --quiet -e ".[dev]"
+if ! wait "$build"; then
+    tail -n 40 .venv/llama-server-build.log >&2
+    echo "building llama-server failed; the whole log is .venv/llama-server-build.log" >&2
+    exit 1
+fi
+tail -n 1 .venv/llama-server-build.log
 echo "clsd installed in .venv"

@@ -44,12 +44,15 @@ def test_json_answers_are_four_strings_or_nothing():
                    json.dumps({"sentences": FOUR})[:-30], "1. " + FOUR[0], json.dumps({"sentences": [1, 2, 3, 4]}), ""):
         assert json_sentences(broken) is None, broken
     parsed = parse_answer(json.dumps({"sentences": FOUR})[:-30], ORIGINAL, "de", truncated=True, answer_format="json")
-    assert parsed.accepted == [] and parsed.malformed and parsed.rejected[0][1] == "malformed_json"
+    assert parsed.accepted == [] and parsed.no_list and parsed.rejected[0][1] == "malformed_json"
+    # not JSON at all: a refusal, counted as one
+    parsed = parse_answer("I'm sorry, but I can't help with that.", ORIGINAL, "de", answer_format="json")
+    assert parsed.no_list and parsed.rejected == [("I'm sorry, but I can't help with that.", "refusal")]
     # a copy, a duplicate and an English sentence inside valid JSON are rejected one by one, like numbered lines
     parsed = parse_answer(json.dumps({"sentences": [ORIGINAL, FOUR[1], FOUR[1], "The council met today."]}), ORIGINAL, "de",
                           answer_format="json")
     assert parsed.accepted == [FOUR[1]] and [reason for _, reason in parsed.rejected] == ["copy", "duplicate", "wrong_language"]
-    assert not parsed.malformed
+    assert not parsed.no_list
 
 
 def test_the_answer_format_is_sent_and_part_of_the_request_key_and_params(tmp_path):
@@ -67,7 +70,7 @@ def test_the_answer_format_is_sent_and_part_of_the_request_key_and_params(tmp_pa
     assert as_numbered.sampling() == {"temperature": 1.0, "top_p": 1.0, "max_tokens": 512}
 
 
-def test_malformed_cut_and_three_element_answers_are_stored_unusable_and_asked_again(tmp_path):
+def test_malformed_cut_and_three_element_answers_are_stored_unusable_and_asked_again(tmp_path, caplog):
     plans = {"Stadtrat M ": ["malformed_json", "ok"], "Stadtrat L ": ["length", "ok"], "Stadtrat T ": ["three", "ok"],
              "Stadtrat R ": ["refusal"] * 3, "Stadtrat P ": ["preamble"]}
     items = [(i, item(letter)) for i, letter in enumerate("MLTRPO")]
@@ -78,8 +81,8 @@ def test_malformed_cut_and_three_element_answers_are_stored_unusable_and_asked_a
         assert len(server.seen) == 2 + 2 + 2 + 3 + 1 + 1  # each fault costs one more request, the refusal all three
     assert report["answer_format"] == "json" and report["generated_at_first_ask"] == 2  # P (numbered strings) and O
     assert report["failed"] == [{"id": 3, "lang": "de", "reason": "0 valid distractors after 3 attempts",
-                                 "rejected": {"malformed_json": 3}}]
-    assert report["rejects"] == {"malformed_json": 6}  # three faults and the refusal's three answers, no short_answer
+                                 "rejected": {"refusal": 3}}]
+    assert report["rejects"] == {"malformed_json": 3, "refusal": 3}  # counted as what they are, never as short answers
     assert sorted(table["id"].unique().to_list()) == [0, 1, 2, 4, 5]
     assert table.filter(table["id"] == 4)["text"].to_list() == distractors_for(item("P"), "German")  # numbers removed
     db = sqlite3.connect(tmp_path / "store.sqlite")
@@ -89,6 +92,10 @@ def test_malformed_cut_and_three_element_answers_are_stored_unusable_and_asked_a
     with FaultServer() as server:
         rerun, again = llm.generate(items, "de", json_generator(server, ResponseStore(tmp_path / "store.sqlite")), {}, "llm:fault")
         assert server.seen == [] and again["cache_hits"] == 11 and rerun.equals(table)
+    # the refused item failed again on answers from the store alone: the report says so (and the log how to ask again)
+    assert report["failed_on_replayed_answers"] == [] and again["failed_on_replayed_answers"] == [3]
+    warning = next(r.getMessage() for r in caplog.records if "replayed from the response store" in r.getMessage())
+    assert "clsd-forget --store" in warning and "generation.reask_unusable: true" in warning
 
 
 def test_an_endpoint_that_refuses_structured_outputs_is_told_how_to_do_without(tmp_path):

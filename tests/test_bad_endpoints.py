@@ -69,7 +69,8 @@ class ErrorCase:
 
 
 ERRORS = [
-    ErrorCase("closed port", "closed", "{url}: connection refused after 3 attempts (APIConnectionError)"),
+    ErrorCase("closed port on this machine", "closed", "{url}: connection refused, not retried: nothing listens on this port "
+              "of this machine (is the server running?) (APIConnectionError)"),
     ErrorCase("401", "server", "{url}: the endpoint rejected the request with HTTP 401: injected 401", ("401",), requests=1),
     ErrorCase("401 echoing the key", "server",
               "{url}: the endpoint rejected the request with HTTP 401: Incorrect API key provided: <API key>", ("401_echo",), requests=1),
@@ -143,6 +144,7 @@ def refusals_then_fixed_then_forget(scenario: Scenario) -> dict[str, Any]:
     scenario.run()  # X gets three refusals (HTTP 200), Y four distractors
     replay = scenario.run()  # the endpoint is fixed, but every refusal is replayed from the store
     assert replay["new_responses"] == 0 and replay["failed"] == scenario.runs[0]["failed"]
+    assert scenario.runs[0]["failed_on_replayed_answers"] == [] and replay["failed_on_replayed_answers"] == [0]
     forgotten = forget.forget(scenario.store, Selection(dataset="d"))
     assert [r.text for r in forgotten.rows] == [REFUSAL] * 3
     scenario.run()
@@ -200,7 +202,7 @@ def test_unusable_answers_can_be_asked_again_and_every_run_is_paid_for(plan, sce
         own = scenario(bench)
         first, last = bench.runs[0], bench.runs[-1]
         assert first["failed"] == [{"id": 0, "lang": "de", "reason": "0 valid distractors after 3 attempts",
-                                    "rejected": {"short_answer": 3}}]
+                                    "rejected": {"refusal": 3}}]
         assert last["texts"] == distractors_for(sentence("X"), "German")
         db = sqlite3.connect(tmp_path / "store.sqlite")
         figures = {key: last[key] for key in ("failed", "new_responses", "reasked_unusable", "cache_hits", "all_runs")} | own | {

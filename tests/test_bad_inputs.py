@@ -87,6 +87,19 @@ CONFIG_CASES = {
          ("datasets.s.directions", ["cs-en"]), ("datasets.s.select", {"lang": "cs"}), ("datasets.s.distractors", {"kind": "rules"})],
         "config key datasets.s.distractors.kind: the rule-based baseline has no word lists for cs (Czech); use llm or a published CSV",
     ),
+    "a prompt template without {language}": (
+        [LLM, ("generation.prompt", "{tmp}/no_language.txt")],
+        "config key generation.prompt: template '{tmp}/no_language.txt' lacks the placeholder(s) {language} "
+        "(it must hold {language}, {sentence})",
+    ),
+    "a prompt template without {sentence}": (
+        [LLM, ("generation.prompt", "{tmp}/no_sentence.txt")],
+        "config key generation.prompt: template '{tmp}/no_sentence.txt' lacks the placeholder(s) {sentence}",
+    ),
+    "a judge template without the distractor": (
+        [("validation.judge", True), ("validation.judge_prompt", "{tmp}/no_sentence.txt")],
+        "config key validation.judge_prompt: template '{tmp}/no_sentence.txt' lacks the placeholder(s) {target}, {distractor}",
+    ),
     "a pivot language outside the registry": (
         [("pivot.language", "klingon")],
         "config key pivot.language: unknown language 'klingon'",
@@ -98,6 +111,8 @@ CONFIG_CASES = {
 def test_bad_config_is_rejected_at_start_up(case, tmp_path):
     changes, message = CONFIG_CASES[case]
     (tmp_path / "file.txt").write_text("not a folder\n", encoding="utf-8")
+    (tmp_path / "no_language.txt").write_text("Four tricky sentences like this one:\n{sentence}\n", encoding="utf-8")
+    (tmp_path / "no_sentence.txt").write_text("Four tricky sentences. Answer in {language}!\n", encoding="utf-8")
     changes = [(key, value.replace("{tmp}", str(tmp_path)) if isinstance(value, str) else value) for key, value in changes]
     with pytest.raises(InputError) as error:
         cfg.validate(changed(*changes))

@@ -205,3 +205,25 @@ def test_backend_settings_that_do_not_go_together(settings, message):
     config["models"]["m"] |= settings
     with pytest.raises(InputError, match=message):
         cfg.validate(config)
+
+
+def test_the_local_llm_needs_llama_server_before_any_job(tmp_path, monkeypatch):
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("{language} {sentence}")
+    llm = copy.deepcopy(MINIMAL)
+    llm["datasets"]["s"]["distractors"] = {"kind": "llm"}
+    llm["generation"] = {"prompt": str(prompt), "store": str(tmp_path / "store.sqlite"), "local": {"server": str(tmp_path / "nope")}}
+    with pytest.raises(InputError, match=r"config key generation\.local\.server: '.*nope' not found"):
+        cfg.validate(llm)
+    # none configured, none built into the environment, none on PATH: how to get one
+    del llm["generation"]["local"]["server"]
+    monkeypatch.setattr("sys.executable", str(tmp_path / "bin" / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(InputError, match=r"llama-server not found: run `bash install.sh`.*generation\.local\.server"):
+        cfg.validate(llm)
+    # a server given by path (e.g. a CUDA build) is taken as it is
+    server = tmp_path / "llama-server"
+    server.write_text("#!/bin/sh\n")
+    llm["generation"]["local"]["server"] = str(server)
+    assert cfg.validate(llm)["generation"]["local"] == {"recipe": "qwen2.5-coder-1.5b-instruct-q4_k_m", "gguf": None, "n_ctx": 2048,
+                                                        "slots": None, "server": str(server)}

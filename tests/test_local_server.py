@@ -149,3 +149,28 @@ def test_an_interrupted_job_stops_llama_server_and_leaves_no_process(send, tmp_p
     assert process.returncode == -signal.SIGINT, stderr[-2000:]
     assert not survived, "llama-server outlived its job"
     assert sqlite3.connect(store).execute("SELECT status FROM runs").fetchall() == [("interrupted",)]
+
+
+def test_the_default_config_runs_offline_end_to_end(tmp_path):
+    """The README's first command on the shipped config.yaml (an empty response store, the hub unreachable): the
+    local LLM writes the distractors as JSON through llama-server, and Table 2 scores the items."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["generation"] |= {"prompt": str(ROOT / config["generation"]["prompt"]), "store": str(tmp_path / "store.sqlite")}
+    config["model_store"] = str(MODEL_STORE)
+    for dataset in config["datasets"].values():
+        dataset["source"]["path"] = str(ROOT / dataset["source"]["path"])
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+                             "--cores", "2"], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    stamp = json.loads(server_program().resolve().with_name("build.json").read_text())
+    for lang in ("de", "fr"):
+        report = json.loads((tmp_path / f"results/generation/sample/{lang}.json").read_text())
+        assert report["answer_format"] == "json" and report["rejects"].get("short_answer", 0) == 0
+        assert report["local_server"]["server"] == "llama-server" and report["local_server"]["cpu_variant"] in stamp["variants"]
+        assert report["generated"] >= 9, report["failed"]  # of 12; the rest are footnoted in Table 2
+    table = (tmp_path / "results/tables/table2.md").read_text()
+    assert "EmbeddingGemma-300m" in table and "all-MiniLM-L6-v2 (English)" in table

@@ -189,10 +189,10 @@ def check_generation(config: dict[str, Any]) -> None:
     if not uses_llm(config):
         return
     generation = config["generation"]
-    if llm_datasets(config) and not Path(generation["prompt"]).is_file():
-        raise InputError(f"config key generation.prompt: prompt template {generation['prompt']!r} not found")
-    if config["validation"]["judge"] and not Path(config["validation"]["judge_prompt"]).is_file():
-        raise InputError(f"config key validation.judge_prompt: judge template {config['validation']['judge_prompt']!r} not found")
+    if llm_datasets(config):
+        check_template(generation["prompt"], "generation.prompt", ("{language}", "{sentence}"))
+    if config["validation"]["judge"]:
+        check_template(config["validation"]["judge_prompt"], "validation.judge_prompt", ("{language}", "{target}", "{distractor}"))
     check_store_path(generation["store"], "config key generation.store")
     if generation["base_url"] is not None:
         check_url(generation["base_url"], "config key generation.base_url")
@@ -216,6 +216,18 @@ def check_server_installed(configured: str | None) -> None:
         server_program(configured)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
+
+
+def check_template(path: str, key: str, placeholders: tuple[str, ...]) -> None:
+    """A prompt template must exist and hold each of its placeholders: without `{sentence}` every request would
+    ask about nothing, without `{language}` it would not say which language to answer in."""
+    template = Path(path)
+    if not template.is_file():
+        raise InputError(f"config key {key}: template {path!r} not found")
+    missing = [name for name in placeholders if name not in template.read_text(encoding="utf-8")]
+    if missing:
+        raise InputError(f"config key {key}: template {path!r} lacks the placeholder(s) {', '.join(missing)} "
+                         f"(it must hold {', '.join(placeholders)})")
 
 
 def check_url(url: str, key: str) -> None:

@@ -5,9 +5,10 @@ responses, with exponential backoff and jitter, honouring `Retry-After`. 400/401
 they raise `RequestRejected` with the server's message. Requests start no faster than the configured
 requests-per-minute. Every error that leaves the client names the endpoint URL (never the API key).
 
-Two failures are deterministic and stop at once instead of being retried: the local llama.cpp server
-process has exited (`exited` reports its exit code), or the job is being interrupted (`stop()`, from
-Ctrl-C or SIGTERM): no new request is sent and no backoff is slept.
+Three failures are deterministic and stop at once instead of being retried: the local llama.cpp server
+process has exited (`exited` reports its exit code), a connection to this machine (127.0.0.1, localhost) is
+refused (no server listens there; a remote endpoint keeps its backoff), or the job is being interrupted
+(`stop()`, from Ctrl-C or SIGTERM): no new request is sent and no backoff is slept.
 """
 
 from __future__ import annotations
@@ -168,6 +169,7 @@ class ChatClient:
     ) -> None:
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
         self.url = str(self.client.base_url).rstrip("/")
+        self.loopback = self.client.base_url.host in ("127.0.0.1", "localhost", "::1", "[::1]")
         self._secret = api_key if len(api_key) >= MIN_SECRET else None
         self.timeout = timeout
         self.retries = retries
@@ -191,8 +193,12 @@ class ChatClient:
         """`text` without the API key (a server may echo it in its error message)."""
         return text.replace(self._secret, "<API key>") if self._secret else text
 
+    def _refused_locally(self, exc: BaseException) -> bool:
+        """A connection refused by this machine: no server listens on that port, and none will within a backoff."""
+        return self.loopback and isinstance(exc, openai.APIConnectionError) and describe(exc, self.timeout) == "connection refused"
+
     def _retryable(self, exc: BaseException) -> bool:
-        return is_retryable(exc) and not self.stopping.is_set() and self.exited() is None
+        return is_retryable(exc) and not self.stopping.is_set() and self.exited() is None and not self._refused_locally(exc)
 
     def _log_retry(self, state: RetryCallState) -> None:
         self._count("retried")
@@ -226,6 +232,9 @@ class ChatClient:
             return Interrupted(f"{self.url}: interrupted ({name})")
         if code is not None:
             return EndpointError(f"{self.url}: the local llama.cpp server exited with code {code}; {what}, not retried ({name})")
+        if self._refused_locally(exc):
+            return EndpointError(f"{self.url}: connection refused, not retried: nothing listens on this port of this machine "
+                                 f"(is the server running?) ({name})")
         if isinstance(exc, openai.APIStatusError) and not is_retryable(exc):
             hint = (" (generation.answer_format: json sends response_format with a JSON schema; set answer_format: "
                     "numbered for an endpoint or model without structured outputs)") if structured and exc.status_code == 400 else ""

@@ -64,6 +64,7 @@ class Outcome:
     rejects: Counter = field(default_factory=Counter)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (distractor, validation reason), re-asked
     attempts: int = 0
+    replayed: bool = True  # every answer came from the store (asked in an earlier run)
 
 
 @dataclass
@@ -216,15 +217,16 @@ class Generator:
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
+            outcome.replayed = outcome.replayed and response.key not in self._asked
             truncated = response.finish_reason == "length"
             parsed = parse(response.text, truncated)
             if truncated:
-                lost = "the answer is unusable" if parsed.malformed else "its last sentence is rejected as truncated"
+                lost = "the answer is unusable" if parsed.no_list else "its last sentence is rejected as truncated"
                 log.warning("item %s (%s), attempt %d: the answer was cut at max_tokens=%d; %s "
                             "(raise generation.max_tokens for this language)", item_id, lang, attempt + 1,
                             self.settings.max_tokens, lost)
             outcome.rejects.update(reason for _, reason in parsed.rejected)
-            if len(parsed.accepted) < N_DISTRACTORS and not parsed.malformed:
+            if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list:
                 outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid sentences
             for text in parsed.accepted:
                 if len(outcome.distractors) == N_DISTRACTORS or normalise(text, lang) in {normalise(d, lang) for d in outcome.distractors}:
@@ -358,4 +360,11 @@ def generate(items: list[tuple[int, str]], lang: str, generator: Generator, pric
     for failure in result["failed"]:
         log.warning("item %s (%s) failed: %s (rejected: %s)", failure["id"], failure["lang"], failure["reason"], failure["rejected"])
     result["rejected"] = rejected_rows(outcomes)
+    replayed = [o.id for o in outcomes if o.failure is not None and o.replayed]
+    result["failed_on_replayed_answers"] = replayed
+    if replayed:
+        log.warning("%d item(s) failed on answers replayed from the response store, asked in an earlier run (ids %s): a "
+                    "rerun asks nothing again. To ask again after fixing the endpoint: `clsd-forget --store %s --dataset %s "
+                    "--lang %s` (unusable answers only), or generation.reask_unusable: true", len(replayed),
+                    ", ".join(map(str, replayed[:10])), generator.store.path, generator.dataset, lang)
     return distractor_table(outcomes, label), result

@@ -3,9 +3,9 @@ the paper's) or the JSON object of four strings that `answer_format: json` asks 
 
 Small models add preambles ("Here are four sentences:"), trailing remarks, markdown, `1)` or `1.`
 numbering, blank lines, copies of the original, duplicates and sentences in the wrong language. Every
-candidate is kept or rejected with a reason, so nothing is dropped silently. A JSON answer that is not an
-object with exactly four strings (cut at max_tokens, malformed) gives no sentence at all: it is rejected whole
-as `malformed_json`, so the answer is unusable and asked again.
+candidate is kept or rejected with a reason, so nothing is dropped silently. An answer without any list (a
+refusal, chatter) is rejected whole as `refusal`; a JSON answer that is not an object with exactly four strings
+(cut at max_tokens, malformed) as `malformed_json`: the answer is unusable and asked again.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from clsd.core.detect import other_language
 from clsd.core.text import normalise
 from clsd.generate.settings import N_SENTENCES
 
+WHOLE_ANSWER = ("refusal", "malformed_json")  # reasons that reject an answer whole, not one of its sentences
 NUMBERED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?\(?(\d{1,2})\s*[.):\]]\s*(?:\*\*)?\s*(.*\S)\s*$")
 QUOTES = "\"'“”„«»‚‘’ "
 
@@ -30,9 +31,10 @@ class Parsed:
     rejected: list[tuple[str, str]] = field(default_factory=list)
 
     @property
-    def malformed(self) -> bool:
-        """A JSON answer that did not parse to four strings (rejected whole)."""
-        return any(reason == "malformed_json" for _, reason in self.rejected)
+    def no_list(self) -> bool:
+        """The answer held no list of sentences at all and was rejected whole: a refusal or chatter, or JSON that
+        is not four strings."""
+        return any(reason in WHOLE_ANSWER for _, reason in self.rejected)
 
 
 def cleaned(text: str) -> str:
@@ -73,11 +75,14 @@ def parse_answer(answer: str, original: str, lang: str, truncated: bool = False,
     if answer_format == "json":
         lines = json_sentences(answer)
         if lines is None:
-            result.rejected.append((answer, "malformed_json"))
+            result.rejected.append((answer, "malformed_json" if answer.lstrip().startswith("{") else "refusal"))
             return result
         truncated = False  # four complete strings: a closed JSON object was not cut
     else:
         lines = numbered_lines(answer)
+        if not lines:
+            result.rejected.append((answer, "refusal"))
+            return result
     for position, text in enumerate(lines, 1):
         key = normalise(text, lang)
         if truncated and position == len(lines):
