@@ -100,6 +100,16 @@ CONFIG_CASES = {
         [("validation.judge", True), ("validation.judge_prompt", "{tmp}/no_sentence.txt")],
         "config key validation.judge_prompt: template '{tmp}/no_sentence.txt' lacks the placeholder(s) {target}, {distractor}",
     ),
+    "min_words on a published CSV": (
+        [("datasets.s.select", {"min_words": 12})],
+        "config key datasets.s.select.min_words: a published_csv source is taken as published (select applies min_words "
+        "to files and sacrebleu sources only)",
+    ),
+    "a pivot view alone, without pivot settings": (
+        [("views", ["pivot"])],
+        "config key views: ['pivot'] lacks direct: the pivot view is scored beside the direct one, which the analysis and "
+        "the exports are built on (and with pivot.backend none it would be skipped too, leaving nothing to run)",
+    ),
     "a pivot language outside the registry": (
         [("pivot.language", "klingon")],
         "config key pivot.language: unknown language 'klingon'",
@@ -171,7 +181,33 @@ def swapped_columns(folder: Path) -> Path:
     return path
 
 
+def fifth_distractors(folder: Path) -> Path:
+    rows = sample_rows()
+    rows = [row + (["de_adv5", "fr_adv5"] if number == 0 else [row[3], row[7]]) for number, row in enumerate(rows)]
+    path = folder / "fifth.csv"
+    path.write_text(as_csv(rows), encoding="utf-8")
+    return path
+
+
+def unbalanced_quote(folder: Path) -> Path:
+    lines = as_csv(sample_rows()).splitlines(keepends=True)
+    lines[4] = lines[4].replace(",", ',"', 1)  # line 5: a quote opens before the French sentence and is never closed
+    path = folder / "quote.csv"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
 FILE_CASES = {
+    "distractor columns beyond the fourth": (
+        fifth_distractors,
+        "file {path}, line 1, field 'de_adv5': column(s) ['de_adv5', 'fr_adv5'] beyond the four distractors of each "
+        "language: a CLSD item has exactly 4 (remove them, or move them to another file)",
+    ),
+    "an unbalanced quote": (
+        unbalanced_quote,
+        "file {path}, line 5, field 'French': a quoted field runs across lines 5 to 8: a quote opened on line 5 is not "
+        "closed where its sentence ends",
+    ),
     "a Latin-1 file": (latin1, "file {path}, line 2: not valid UTF-8 (invalid continuation byte at byte 124; save the file as UTF-8)"),
     "a NUL byte": (with_nul, "file {path}, line 3: NUL byte in the text (a binary or UTF-16 file?)"),
     "an Index in Arabic-Indic digits": (arabic_index, "file {path}, row 1 (line 2), field 'Index': Index '٠' is not an integer written with the digits 0-9"),

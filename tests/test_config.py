@@ -78,6 +78,22 @@ def test_local_model_folder_must_exist(tmp_path):
         cfg.validate(config)
 
 
+def test_a_local_folder_that_is_no_model_is_named_at_start_up(tmp_path, minilm_folder):
+    folder = tmp_path / "not-a-model"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "spreadsheet", "rows": 3}))
+    config = with_change(["models", "m"], {"name": "m", "source": "local", "path": str(folder)})
+    with pytest.raises(InputError, match=r"models\.m\.path: '.*config\.json' names model_type 'spreadsheet', which "
+                                         r"transformers [0-9.]+ does not know"):
+        cfg.validate(config)
+    (folder / "modules.json").write_text(json.dumps([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Pooling"}]))
+    (folder / "config.json").unlink()
+    with pytest.raises(InputError, match=r"is not a sentence-transformers model folder \(no modules\.json with a Transformer"):
+        cfg.validate(config)
+    # a real sentence-transformers folder passes
+    assert cfg.validate(with_change(["models", "m"], {"name": "m", "source": "local", "path": str(minilm_folder)}))
+
+
 def test_offline_hub_model_that_is_not_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))

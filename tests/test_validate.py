@@ -295,3 +295,32 @@ def test_report_says_what_happened_to_each_distractor_and_counts_suspects():
         "Lexicon of the non_word rule, French: hunspell fr_FR.",
         "Lexicon of the non_word rule, Maltese: none (the non_word rule was not applied)."]
     assert table.row(1, named=True)["Removed"] == 2 and table.row(1, named=True)["Re-asked"] == 1
+
+
+def test_a_whole_sentence_re_cased_is_a_copy_and_a_repeated_distractor_a_duplicate():
+    de = "Kommen Sie morgen zum Rathaus, sagte der Bürgermeister."
+    validator = Validator("de")
+    # case carries meaning word by word in German (Sie/sie), never for a whole sentence in capitals or small letters
+    assert validator.reason(de, de.upper()) == "copy" and validator.reason(de, de.lower()) == "copy"
+    assert validator.reason(de, de.replace("Sie", "sie")) != "copy"
+    other = de.replace("morgen", "heute")
+    distractors = pl.DataFrame({"id": [0, 0, 0, 0, 1], "lang": ["de"] * 5, "k": [1, 2, 3, 4, 1],
+                                "text": [other, other.replace("heute", "übermorgen"), other + " ", de.upper(), other]})
+    flagged = validation_report.flag(distractors, {0: de, 1: de}, validator.check)
+    # the third repeats the first (up to spacing): an item needs four different distractors; item 1 is another item
+    assert flagged["flag"].to_list() == [None, None, "duplicate", "copy", None]
+    assert validation_report.removed_items(flagged) == [
+        {"id": 0, "lang": "de", "reason": "validation removed 2 distractor(s): copy, duplicate"}]
+
+
+def test_an_item_with_a_copy_is_never_scored_even_in_a_flagged_published_set():
+    fr = "Le tribunal a condamné l'ancien maire à deux ans de prison."
+    distractors = pl.DataFrame({"id": [0] * 4 + [1] * 4, "lang": ["fr"] * 8, "k": [1, 2, 3, 4] * 2,
+                                "text": [fr] * 4 + [fr.replace("deux", w) for w in ("trois", "cinq", "dix")] + [fr.replace("condamné", "condamnné")]})
+    flagged = validation_report.flag(distractors, {0: fr, 1: fr}, Validator("fr").check)
+    kept, removed = validation_report.kept_and_removed(flagged, validation_report.action("from_source", False))
+    # item 0 (four copies) is left out, with the reason Table 2's footnote gives; item 1 keeps its flagged non-word
+    assert removed == [{"id": 0, "lang": "fr", "reason": validation_report.COPY_LEFT_OUT}]
+    assert kept["id"].to_list() == [1] * 4 and kept["flag"].to_list() == [None, None, None, "non_word"]
+    kept, removed = validation_report.kept_and_removed(flagged, validation_report.action("from_source", True))
+    assert kept["id"].to_list() == [1] * 3 and [r["id"] for r in removed] == [0, 1]

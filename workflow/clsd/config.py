@@ -7,6 +7,7 @@ error naming the offending key.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 from pathlib import Path
@@ -51,6 +52,7 @@ def load_schema() -> dict[str, Any]:
 
 def validate(config: dict[str, Any]) -> dict[str, Any]:
     """A copy of `config` with defaults filled in; raises InputError naming the first bad key."""
+    check_selection_keys(config)
     config = copy.deepcopy(config)
     schema = load_schema()
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
@@ -61,6 +63,19 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         raise InputError(f"config key {key}: {error.message}")
     check(config)
     return config
+
+
+def check_selection_keys(config: dict[str, Any]) -> None:
+    """A published CSV is taken as it is (its items are the published set's): `select.min_words` and `select.lang`
+    select raw pairs only and would be ignored there, so they are refused (read before the schema's defaults)."""
+    for name, dataset in (config.get("datasets") or {}).items():
+        if not isinstance(dataset, dict) or (dataset.get("source") or {}).get("kind") != "published_csv":
+            continue
+        for key in ("min_words", "lang"):
+            if key in (dataset.get("select") or {}):
+                raise InputError(f"config key datasets.{name}.select.{key}: a published_csv source is taken as published "
+                                 f"(select applies {key} to files and sacrebleu sources only); keep select.limit, or "
+                                 f"select the raw pairs with a files or sacrebleu source")
 
 
 def check(config: dict[str, Any]) -> None:
@@ -96,6 +111,7 @@ def check(config: dict[str, Any]) -> None:
     config["validation"]["judge_prompt"] = resource(config["validation"]["judge_prompt"])
     config["generation"]["prompt"] = resource(config["generation"]["prompt"])
     check_unique_labels(config)
+    check_views(config)
     check_pivot(config)
     check_generation(config)
 
@@ -295,6 +311,16 @@ def check_pivot(config: dict[str, Any]) -> None:
             require_loadable(pivot["model"], None, f"{key}.model")
 
 
+def check_views(config: dict[str, Any]) -> None:
+    """Every run scores the direct view: the pivot view, the analysis, the exports and the MTEB records are built on
+    it, and a pivot view without a pivot backend is skipped, which would leave nothing to run."""
+    views = config["views"]
+    if "direct" not in views:
+        skipped = " (and with pivot.backend none it would be skipped too, leaving nothing to run)" if config["pivot"]["backend"] == "none" else ""
+        raise InputError(f"config key views: {views} lacks direct: the pivot view is scored beside the direct one, which "
+                         f"the analysis and the exports are built on{skipped}; use views: [direct, pivot] and set pivot.backend")
+
+
 def effective_views(config: dict[str, Any]) -> list[str]:
     """The views that run: `pivot` is dropped when no pivot backend is configured."""
     if config["pivot"]["backend"] == "none":
@@ -371,11 +397,43 @@ def check_model(name: str, model: dict[str, Any]) -> None:
         if model.get("recipe") not in RECIPES:
             raise InputError(f"{key}.recipe: unknown recipe {model.get('recipe')!r}; known: {sorted(RECIPES)}")
     elif model["source"] == "local":
-        path = Path(os.path.expanduser(model.get("path", "")))
-        if not model.get("path") or not (path / "modules.json").is_file() and not (path / "config.json").is_file():
-            raise InputError(f"{key}.path: {str(path)!r} is not a sentence-transformers model folder")
+        check_local_model_folder(Path(os.path.expanduser(model.get("path", ""))) if model.get("path") else None, f"{key}.path")
     elif model["source"] == "hub":
         require_loadable(model["name"], model.get("revision"), f"{key}.name")
+
+
+def transformer_config(folder: Path) -> Path | None:
+    """The config.json of the transformer a model folder holds: its Transformer module's (modules.json of a
+    sentence-transformers folder), else the folder's own (a plain transformers folder); None when there is none."""
+    modules = folder / "modules.json"
+    if modules.is_file():
+        try:
+            entries = json.loads(modules.read_text(encoding="utf-8"))
+        except ValueError:
+            return None
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and str(entry.get("type", "")).endswith("Transformer"):
+                return folder / str(entry.get("path", "")) / "config.json"
+    return folder / "config.json" if (folder / "config.json").is_file() else None
+
+
+def check_local_model_folder(folder: Path | None, key: str) -> None:
+    """A local embedding model must be a folder sentence-transformers can load: a transformer whose config.json
+    names a model_type this transformers knows (otherwise the embedding job fails half a minute in)."""
+    config_file = transformer_config(folder) if folder is not None and folder.is_dir() else None
+    if config_file is None or not config_file.is_file():
+        raise InputError(f"{key}: {str(folder)!r} is not a sentence-transformers model folder (no modules.json with a "
+                         "Transformer module, nor a config.json)")
+    try:
+        model_type = json.loads(config_file.read_text(encoding="utf-8")).get("model_type")
+    except (ValueError, AttributeError):
+        raise InputError(f"{key}: {str(config_file)!r} is not a JSON object") from None
+    from transformers import __version__ as version
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    if model_type not in CONFIG_MAPPING_NAMES:
+        raise InputError(f"{key}: {str(config_file)!r} names model_type {model_type!r}, which transformers {version} "
+                         "does not know: not a transformers model folder?")
 
 
 def local_folders(config: dict[str, Any]) -> dict[tuple[str, str], Path]:

@@ -2,7 +2,7 @@
 
 Generated sets were already validated while generating (rejects re-asked, recorded in their provenance):
 here they are checked again and their re-asks reported. Published sets are flagged, and changed only with
-validation.apply_to_published. Reorders the rules cannot prove harmless stay and are counted as
+validation.apply_to_published, except that an item with a copy of its target is never scored (a certain tie). Reorders the rules cannot prove harmless stay and are counted as
 reorder_suspect. The judge asks through the one endpoint factory (clsd.generate.endpoint.open_endpoint), so its
 verdicts come from the response store when generation asked them. The report names the lexicon (Hunspell
 dictionary, wordfreq list and their versions) every non_word verdict used.
@@ -51,8 +51,7 @@ for reason, count in report["in_file"].items():
     logging.warning("%d distractor(s) of %s (%s) %s: %s", count, snakemake.wildcards.dataset, lang, act, reason)
 logging.info("validation: %s", json.dumps({k: v for k, v in report.items() if k != "examples"}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-kept = flagged if act == "flagged" else flagged.filter(pl.col("flag").is_null())
-removed = [] if act == "flagged" else validation_report.removed_items(flagged)
+kept, removed = validation_report.kept_and_removed(flagged, act)
 summary = {key: report[key] for key in ("action", "checked", "valid", "flagged", "removed", "reasked", *SUSPECTS,
                                        "reasons", "lexicon")}
 write_table(kept, snakemake.output.distractors,

@@ -30,7 +30,7 @@ from clsd.core.io import sha256_file
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.words import words
-from clsd.data import langcheck
+from clsd.data import alignment, langcheck
 
 log = logging.getLogger(__name__)
 
@@ -205,21 +205,31 @@ def published_columns(languages: list[str]) -> list[str]:
 
 
 def csv_records(text: str, path: str | Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and (line, fields) records of a CSV text; blank lines (every field empty) are skipped and logged."""
+    """Header and (line, fields) records of a CSV text, `line` the record's first line; blank lines (every field
+    empty) are skipped and logged. A record whose quoted field runs across lines (an unbalanced quote swallows the
+    lines after it) stops here, naming the line the quote opens on."""
     reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] | None = None
     records: list[tuple[int, list[str]]] = []
     blank: list[int] = []
+    end = 0
     try:
         for fields in reader:
+            start, end = end + 1, reader.line_num
             if not any(field.strip() for field in fields):
-                blank.append(reader.line_num)
-            elif header is None:
+                blank.append(start)
+                continue
+            spanning = next((i for i, field in enumerate(fields) if "\n" in field or "\r" in field), None)
+            if spanning is not None:
+                name = header[spanning] if header is not None and spanning < len(header) else f"column {spanning + 1}"
+                raise InputError(f"a quoted field runs across lines {start} to {end}: a quote opened on line {start} is "
+                                 "not closed where its sentence ends", path=path, line=start, field=name)
+            if header is None:
                 header = fields
             elif len(fields) != len(header):
-                raise InputError(f"{len(fields)} fields where the header has {len(header)}", path=path, line=reader.line_num)
+                raise InputError(f"{len(fields)} fields where the header has {len(header)}", path=path, line=start)
             else:
-                records.append((reader.line_num, fields))
+                records.append((start, fields))
     except csv.Error as exc:
         raise InputError(f"not a readable CSV ({exc})", path=path, line=reader.line_num) from exc
     if header is None:
@@ -253,6 +263,11 @@ def read_published_csv(path: str | Path, languages: list[str]) -> pl.DataFrame:
     missing = [name for name in required if name not in header]
     if missing:
         raise InputError(f"missing column(s) {missing}; found {header}", path=path, field=missing[0])
+    extra = [name for name in header for lang in languages
+             if re.fullmatch(rf"{re.escape(lang)}_adv[0-9]+", name) and name not in required]
+    if extra:
+        raise InputError(f"column(s) {extra} beyond the four distractors of each language: a CLSD item has exactly "
+                         f"{N_DISTRACTORS} (remove them, or move them to another file)", path=path, line=1, field=extra[0])
     positions = {name: header.index(name) for name in required}
     for row, (line, fields) in enumerate(records, start=1):
         for name, position in positions.items():
@@ -378,6 +393,7 @@ def build_parallel(
         for lang in languages
         for report in langcheck.check_columns({lang: (lang, raw[lang].to_list())}, files[lang]).values()
     }
+    aligned = alignment.check_aligned({lang: raw[lang].to_list() for lang in languages}, {lang: files[lang] for lang in languages})
     frame = with_ids(select_min_words(raw, select["lang"], select["min_words"]))
     frame = frame.head(limit) if limit else frame
     log.info("selected %d of %d pairs (%s >= %d words)", frame.height, raw.height, select["lang"], select["min_words"])
@@ -388,5 +404,6 @@ def build_parallel(
         "sources": [s.as_dict() for s in sources],
         "selection": {**select, "n_raw": raw.height, "n_selected": frame.height},
         "language_check": checked,
+        "alignment": aligned,
     }
     return frame.select("id", "row", *languages), meta

@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -37,6 +37,7 @@ from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key
 
 log = logging.getLogger(__name__)
+SIGNAL_POLL_S = 0.2  # the longest the main thread waits for workers before it looks for Ctrl-C or SIGTERM
 
 
 class Validator(Protocol):
@@ -226,8 +227,8 @@ class Generator:
                             "(raise generation.max_tokens for this language)", item_id, lang, attempt + 1,
                             self.settings.max_tokens, lost)
             outcome.rejects.update(reason for _, reason in parsed.rejected)
-            if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list:
-                outcome.rejects["short_answer"] += 1  # the answer held fewer than four valid sentences
+            if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list and self.settings.answer_format == "numbered":
+                outcome.rejects["short_answer"] += 1  # the list held fewer than four (a JSON answer always holds four)
             for text in parsed.accepted:
                 if len(outcome.distractors) == N_DISTRACTORS or normalise(text, lang) in {normalise(d, lang) for d in outcome.distractors}:
                     continue
@@ -249,8 +250,15 @@ class Generator:
         pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
         futures = [pool.submit(self.one, item_id, text, lang) for item_id, text in items]
         try:
-            for future in tqdm(as_completed(futures), total=len(futures), desc=f"generate {lang}", unit="item"):
-                future.result()
+            pending = set(futures)
+            with tqdm(total=len(futures), desc=f"generate {lang}", unit="item") as progress:
+                while pending:
+                    # Wake up often: a signal delivered to a worker thread reaches Python only when the main thread
+                    # runs, and a local server that got Ctrl-C too may never answer the request it was computing.
+                    done, pending = wait(pending, timeout=SIGNAL_POLL_S, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        future.result()
+                        progress.update()
         except BaseException:
             self.interrupt()
             pool.shutdown(wait=False, cancel_futures=True)

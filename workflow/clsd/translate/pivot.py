@@ -19,6 +19,7 @@ from typing import Any, Callable
 import polars as pl
 from tqdm import tqdm
 
+from clsd.core.anchors import anchor_tokens, anchors
 from clsd.core.device import resolve_device
 from clsd.core.errors import InputError
 from clsd.core.keys import text_key
@@ -189,19 +190,11 @@ def translate_candidates(candidates: pl.DataFrame, translate: Callable[[list[str
     return keyed(pl.concat(parts), pivot)
 
 
-#: Tokens that survive translation unchanged: capitalised words and numbers (names, places, figures).
-ANCHOR = re.compile(r"\b(?:[A-ZÀ-ÖØ-Þ][\w'’-]*\w|\d+(?:[.,]\d+)*)")
 #: Share of anchored items whose translation keeps an anchor, below which the English rows are out of order
 #: (aligned published files keep nearly all; shifted by one row, about a fifth).
 MIN_ANCHOR_SHARE = 0.8
 #: Fewer anchored items than this make the order check meaningless; it is skipped (logged).
 MIN_ANCHORED_ITEMS = 5
-
-
-def anchors(*texts: str) -> set[str]:
-    """Anchor tokens shared by all `texts` (the two originals of an item: names and numbers both keep)."""
-    sets = [set(ANCHOR.findall(text)) for text in texts]
-    return set.intersection(*sets) if sets else set()
 
 
 def check_same_items(original: pl.DataFrame, english: pl.DataFrame, languages: list[str], original_path: str | Path, path: str | Path) -> None:
@@ -220,7 +213,7 @@ def check_same_items(original: pl.DataFrame, english: pl.DataFrame, languages: l
         if not shared:
             continue
         anchored += 1
-        translated = set(ANCHOR.findall(" ".join(english[c][row] for c in columns)))
+        translated = anchor_tokens(" ".join(english[c][row] for c in columns))
         if not shared & translated:
             missing.append((row, sorted(shared)))
     if anchored < MIN_ANCHORED_ITEMS:

@@ -9,7 +9,8 @@ from typing import Any, Callable
 
 import polars as pl
 
-from clsd.validate.verdicts import JUDGE_REASON, RULE_REASONS, SUSPECTS, Verdict
+from clsd.core.text import normalise
+from clsd.validate.verdicts import DUPLICATE, JUDGE_REASON, RULE_REASONS, SUSPECTS, Verdict
 
 REASONS = (*RULE_REASONS, JUDGE_REASON)
 ACTIONS = {"llm": "re-asked", "rules": "removed"}
@@ -26,13 +27,34 @@ def action(kind: str, apply_to_published: bool) -> str:
 def flag(distractors: pl.DataFrame, targets: dict[int, str], check: Callable[[str, str], Verdict]) -> pl.DataFrame:
     """The distractor rows with `flag` (the reason a distractor is invalid, null when valid), `note`
     (reorder_suspect for a kept reorder the rules cannot prove harmless) and `detail` (the unknown words of a
-    non_word, the other language of a wrong_language)."""
+    non_word, the other language of a wrong_language). A distractor equal (up to case, spacing and final
+    punctuation) to an earlier valid one of the same item is `duplicate`: an item needs four different ones."""
     verdicts = [check(targets[item], text) for item, text in distractors.select("id", "text").iter_rows()]
+    seen: dict[tuple[int, str], set[str]] = {}
+    for row, (item, lang, text) in enumerate(distractors.select("id", "lang", "text").iter_rows()):
+        key, earlier = normalise(text, lang), seen.setdefault((item, lang), set())
+        if verdicts[row].reason is None and key in earlier:  # an item needs four different distractors
+            verdicts[row] = Verdict(DUPLICATE, detail="the same as an earlier distractor of this item")
+        earlier.add(key)
     return distractors.with_columns(
         pl.Series("flag", [v.reason for v in verdicts], dtype=pl.String),
         pl.Series("note", [v.note for v in verdicts], dtype=pl.String),
         pl.Series("detail", [v.detail for v in verdicts], dtype=pl.String),
     )
+
+
+COPY_LEFT_OUT = "a distractor is a copy of its target (a certain tie), not scored"
+
+
+def kept_and_removed(flagged: pl.DataFrame, act: str) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
+    """The distractors that stay and the failure records of items left out (Table 2 footnotes). Flagged published
+    sets keep their distractors, but an item holding a copy of its target is left out whatever
+    apply_to_published says: a copy ties with the target, so the item could only count as a failure."""
+    if act != "flagged":
+        return flagged.filter(pl.col("flag").is_null()), removed_items(flagged)
+    copies = flagged.filter(pl.col("flag") == "copy").select("id", "lang").unique(maintain_order=True)
+    kept = flagged.join(copies, on=["id", "lang"], how="anti")
+    return kept, [{"id": item, "lang": lang, "reason": COPY_LEFT_OUT} for item, lang in copies.iter_rows()]
 
 
 def removed_items(flagged: pl.DataFrame) -> list[dict[str, Any]]:

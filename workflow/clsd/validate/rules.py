@@ -11,7 +11,8 @@ the rules kept, suspects included, and catches paraphrases the rules cannot see.
 same way; what differs is data in the language registry (resources/languages.yaml).
 
 Reasons, checked in this order (the first that applies is reported):
-- copy: equal to the target up to case, spacing and the language's final punctuation (clsd.core.text.normalise);
+- copy: equal to the target up to case, spacing and the language's final punctuation (clsd.core.text.normalise),
+  where case does not carry meaning, or the whole target in capitals or small letters in any language;
 - surface_only: the same units (clsd.validate.tokens: words, numbers, signs, symbols) in the same order; only
   punctuation, case, whitespace, apostrophe style, hyphenation or marks optional in writing (Arabic harakat: the
   registry's `validation.optional_marks`) differ. Case is kept where it carries meaning (German `Sie`/`sie`:
@@ -41,9 +42,17 @@ from clsd.validate.tokens import forms, surface
 from clsd.validate.verdicts import JUDGE_REASON, SUSPECT, UNKNOWN_SUSPECT, Verdict
 
 
+def recased_whole(text: str) -> bool:
+    """Whether every letter of `text` has the same case (`DER RAT HAT …`, `der rat hat …`): a sentence written so
+    is its target re-cased, even in a language whose case carries meaning word by word (German Sie/sie)."""
+    return text == text.upper() or text == text.lower()
+
+
 def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None) -> Verdict:
     """The first rule `distractor` breaks against `target` (clsd.validate.verdicts.RULE_REASONS, in that order), or
     a valid verdict, noted as a suspect when it is a reorder no rule can prove harmless."""
+    if normalise(distractor, lang) == normalise(target, lang) and recased_whole(distractor):
+        return Verdict("copy")  # the whole sentence in capitals or small letters: no word's case carries meaning then
     if surface(distractor, lang) == surface(target, lang):
         return Verdict("copy" if normalise(distractor, lang) == normalise(target, lang) else "surface_only")
     if Counter(forms(target, lang)) == Counter(forms(distractor, lang)):

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Rejection reasons of the rules (clsd.validate.rules), in the order they are checked.
-RULE_REASONS = ("copy", "surface_only", "reorder", "wrong_language", "non_word")
+#: A distractor equal to an earlier one of its item (clsd.validate.report.flag): an item needs four different ones.
+DUPLICATE = "duplicate"
+#: Rejection reasons of the rules (clsd.validate.rules and the per-item duplicate check), in the order they are checked.
+RULE_REASONS = ("copy", DUPLICATE, "surface_only", "reorder", "wrong_language", "non_word")
 #: Rejection reason of the LLM judge (clsd.validate.judge).
 JUDGE_REASON = "judged_equivalent"
 #: Kept and counted, never rejected: a reorder the rules cannot prove harmless (the judge decides when it is on).
