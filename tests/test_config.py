@@ -207,7 +207,7 @@ def test_validation_defaults_and_the_judge_prompt(tmp_path):
     # the shipped prompt, named relative to the working folder: a moved copy of a run names the same file
     assert not Path(prompt).is_absolute() and Path(prompt).resolve() == ROOT / "resources/prompts/judge-v2.txt"
     assert cfg.validate(with_change(["validation"], {"judge": True}))["validation"]["judge"]  # the shipped prompt, any workdir
-    with pytest.raises(InputError, match=r"config key validation\.judge_prompt: judge template .*nope\.txt"):
+    with pytest.raises(InputError, match=r"config key validation\.judge_prompt: template .*nope\.txt' not found"):
         cfg.validate(with_change(["validation"], {"judge": True, "judge_prompt": str(tmp_path / "nope.txt")}))
 
 
