@@ -301,3 +301,23 @@ def test_module_paths_named_outside_python_exist():
             else:
                 stale.append(f"{name}: {dotted}")
     assert not stale, stale
+
+
+def test_a_rule_s_code_identity_does_not_depend_on_where_its_script_lies(tmp_path):
+    """Two checkouts sharing one environment: the scripts of each, the package of one. Folder names that sort before
+    and after the package's must give the same identity, and so must the checkout's own scripts."""
+    from clsd.core.code import closure, code_identity
+
+    script = ROOT / "workflow/scripts/score.py"
+    copies = []
+    for folder in ("0-first-checkout/workflow/scripts", "zz-second-checkout/workflow/scripts"):
+        target = tmp_path / folder / script.name
+        target.parent.mkdir(parents=True)
+        target.write_bytes(script.read_bytes())
+        copies.append(str(target))
+    assert len(closure(Path(copies[0]))) > 3  # the script, clsd modules and data files are all hashed
+    assert code_identity(copies[0]) == code_identity(copies[1]) == code_identity(str(script))
+    changed = tmp_path / "changed" / script.name
+    changed.parent.mkdir()
+    changed.write_text(script.read_text() + "\n# a change\n")
+    assert code_identity(str(changed)) != code_identity(str(script))

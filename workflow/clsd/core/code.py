@@ -73,12 +73,21 @@ def closure(script: Path) -> list[Path]:
     return sorted(set(seen) | {data for module in seen for data in data_files(module)})
 
 
+def identity_name(file: Path, script: Path) -> str:
+    """The name a file enters the code identity under, wherever it lies: the script by its file name, a module or
+    data file by its path in the project (workflow/clsd/..., resources/...)."""
+    if file == script.resolve():
+        return "script/" + file.name
+    return file.relative_to(PACKAGE_DIR.parents[1]).as_posix()
+
+
 @lru_cache(maxsize=None)
 def code_identity(script: str) -> str:
-    """sha256 over the relative paths and contents of a script's import closure (computed once per plan)."""
+    """sha256 over the names and contents of a script's import closure, in the order of their names (computed once
+    per plan): the same code gives the same identity whichever folders the scripts and the installed package
+    lie in, and however those folders sort."""
     path = Path(script)
     digest = hashlib.sha256()
-    for file in closure(path):
-        relative = file.name if file == path.resolve() else file.relative_to(PACKAGE_DIR.parents[1]).as_posix()
-        digest.update(relative.encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
+    for name, file in sorted((identity_name(file, path), file) for file in closure(path)):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
     return digest.hexdigest()
