@@ -23,7 +23,7 @@ from clsd.generate.settings import Settings, generation_settings, request_settin
 from clsd.generate.store import ResponseStore
 from clsd.validate.judge import Judge, judge_request_settings, judge_settings
 from clsd.validate.rules import Validator
-from conftest import MODEL_STORE, ROOT
+from conftest import ROOT
 from fault_server import FaultServer, distractors_for, fronted, job_config
 
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
@@ -384,32 +384,3 @@ def test_rule_based_failures_are_reported():
     table, failures = rules_based.generate([(0, "Ein ganz schlichter Satz ohne Anker."), (1, "Am Montag hat Berlin 2 neue Schulen eröffnet.")], "de", de, "rules-v1")
     assert failures == [{"id": 0, "lang": "de", "reason": "only 0 rule-based edits apply"}]
     assert sorted(set(table["id"])) == [1]
-
-
-# ---- the real local LLM ----------------------------------------------------------------------------
-
-
-GGUF = MODEL_STORE / "qwen2.5-coder-1.5b-instruct-q4_k_m" / "model.gguf"
-
-
-def test_real_llama_cpp_server(tmp_path):
-    if not GGUF.is_file():
-        pytest.skip(f"local LLM weights not materialised at {GGUF} (run the default workflow or bash install.sh)")
-    from clsd.generate.server import LlamaServer
-
-    store = ResponseStore(tmp_path / "store.sqlite")
-    # greedy decoding: the paper's prompt gets four numbered German sentences from this model
-    settings = Settings(model="qwen", template=TEMPLATE, endpoint="gguf:test", temperature=0.0, max_attempts=3,
-                            concurrency=1, max_tokens=256)
-    original = "Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt."
-    with LlamaServer(GGUF, log_path=tmp_path / "server.log") as base_url:
-        gen = llm.Generator(settings, store, lambda: ChatClient(base_url=base_url, api_key="local", timeout=120, retries=1, requests_per_minute=None))
-        outcome = gen.one(0, original, "de")
-    assert outcome.failure is None, outcome.failure
-    assert store.count() == outcome.attempts >= 1
-    assert len(outcome.distractors) == 4 and original not in outcome.distractors
-    assert all(detect(text, low_accuracy=True) == "de" for text in outcome.distractors)
-    with pytest.raises(OSError):  # the server is gone
-        import urllib.request
-
-        urllib.request.urlopen(f"{base_url}/models", timeout=2)
