@@ -94,3 +94,28 @@ def test_incomplete_item_is_reported():
     embeddings = embedding_table(list("abcde"), "", np.eye(5, dtype=np.float32))
     with pytest.raises(ValueError, match="item id 1"):
         precision.score_direction(table, embeddings, "", "de-fr")
+
+
+def test_true_pairs_that_do_not_stand_above_shifted_ones_are_warned_about(caplog):
+    """Hand-made vectors: each item's translation lies near its source; shifting one side by an item breaks that."""
+    from clsd.score import pairs
+
+    rng = np.random.default_rng(7)
+    n = 30
+    sources = rng.normal(size=(n, 16))
+    targets = sources + 0.3 * rng.normal(size=(n, 16))
+    de, fr = [f"Satz {i}" for i in range(n)], [f"phrase {i}" for i in range(n)]
+
+    def table(fr_texts):
+        rows = [{"id": i, "lang": "de", "slot": 0, "text": de[i]} for i in range(n)]
+        rows += [{"id": i, "lang": "fr", "slot": 0, "text": fr_texts[i]} for i in range(n)]
+        return pl.DataFrame(rows)
+
+    embeddings = embedding_table(de + fr, "", np.vstack([sources, targets]).astype(np.float32))
+    aligned = pairs.check_pairs(table(fr), embeddings, "", ["de-fr", "fr-de"], "m")
+    assert aligned["de-fr"]["true_median"] > 0.9 and aligned["de-fr"]["shifted_median"] < 0.3
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+    shifted = pairs.check_pairs(table(fr[1:] + fr[:1]), embeddings, "", ["de-fr"], "m")  # French side one line off
+    assert shifted["de-fr"]["true_median"] < 0.3
+    assert any("m, de-fr: the true pairs are no closer than pairs shifted by one item" in r.getMessage() for r in caplog.records)
+    assert pairs.check_pairs(table(fr).filter(pl.col("id") < 10), embeddings, "", ["de-fr"], "m") == {"de-fr": None}
