@@ -14,6 +14,15 @@ PUBLISHED = SHARED / "data" / "clsd-published-sample"
 MODEL_STORE = Path(os.path.expanduser(os.environ.get("CLSD_MODEL_STORE", "~/.cache/clsd/models")))
 
 
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the process group `pgid` still runs (a job and the local server it started)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def require_shared() -> None:
     """Skip (with the reason) when ../shared/data is not beside the project."""
     if not (WMT.is_dir() and PUBLISHED.is_dir()):

@@ -27,7 +27,7 @@ from clsd.generate.endpoint import open_endpoint
 from clsd.generate.server import LlamaServer
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore, Selection
-from conftest import ROOT
+from conftest import ROOT, group_alive
 from fault_server import REFUSAL, FaultServer, distractors_for, job_config
 
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
@@ -233,14 +233,6 @@ def wait_for_rows(store: Path, rows: int, process: subprocess.Popen) -> None:
             pass
         time.sleep(0.05)
     raise AssertionError(f"the worker stored fewer than {rows} responses: {process.communicate()[1][-2000:]}")
-
-
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 INTERRUPTS = [

@@ -25,7 +25,7 @@ from clsd.generate.parse import json_sentences
 from clsd.generate.server import LlamaServer, server_program
 from clsd.generate.settings import RESPONSE_FORMAT, Settings
 from clsd.generate.store import ResponseStore
-from conftest import MODEL_STORE, ROOT
+from conftest import MODEL_STORE, ROOT, group_alive
 
 GGUF = MODEL_STORE / "qwen2.5-coder-1.5b-instruct-q4_k_m" / "model.gguf"
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
@@ -117,14 +117,6 @@ def stored(store: Path) -> int:
         return sqlite3.connect(f"file:{store}?mode=ro", uri=True).execute("SELECT COUNT(*) FROM responses").fetchone()[0]
     except sqlite3.OperationalError:  # not created yet
         return 0
-
-
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.mark.parametrize("send", [lambda p: os.killpg(p.pid, signal.SIGINT), lambda p: p.send_signal(signal.SIGTERM)],
