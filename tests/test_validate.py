@@ -180,7 +180,13 @@ def test_the_lexicon_knows_inflections_and_rejects_misspellings():
     fr, de = lexicon("fr"), lexicon("de")
     assert all(fr.known(word) for word in ("baignerai", "présageons", "valoriseront", "arbitrons", "idéalismes"))
     assert all(de.known(word) for word in ("kühnere", "hervorgeholtes", "kränkelnder", "unempfänglichen"))
-    assert not any(fr.known(word) for word in ("angagement", "contournne", "pértinente", "prévoyé", "réappelé"))
+    assert not any(fr.known(word) for word in ("angagement", "contournne", "pértinente", "prévoyé", "rapellé"))
+    # derived and loan words no dictionary lists; names in lower case; misspellings the web writes often
+    assert all(fr.known(word) for word in ("réappelé", "recyclabilités", "antilibéralistes", "downloader", "tiktok"))
+    assert all(de.known(word) for word in ("konservativeren", "unkonservativ", "gestreamt", "geliked", "amazon"))
+    assert fr.misspelt_neighbour("professionel") == "professionnel" and de.misspelt_neighbour("wiederrum") == "wiederum"
+    assert de.fused("nochmehr") == ("noch", "mehr") and fr.fused("legouvernement") == ("le", "gouvernement")
+    assert de.fused("zweistärksten") is None  # a numeral heads a compound
     assert not de.known("verurteilet")
     # long compounds: Hunspell's compounding rules, then known parts joined by a linking element
     assert all(de.known(word) for word in ("Bundesverfassungsgerichtsurteil", "drittbeliebtesten", "flüchtlingsfreundlicheren"))

@@ -39,11 +39,21 @@ class Validation:
     second_chance_zipf: float | None = None
     foreign_lexicon: bool = False
     optional_marks: bool = False
+    prefixes: frozenset[str] = frozenset()
+    #: Suffix → the endings of the word it derives from, longest suffix first.
+    suffixes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    inflections: frozenset[str] = frozenset()
+    loan_endings: frozenset[str] = frozenset()
+    loan_prefixes: frozenset[str] = frozenset()
 
     @classmethod
     def read(cls, entry: dict) -> "Validation":
-        """From a registry entry's `validation` mapping (word lists become sets)."""
-        return cls(**{key: frozenset(value) if isinstance(value, list) else value for key, value in entry.items()})
+        """From a registry entry's `validation` mapping (word lists become sets, suffixes pairs, longest first)."""
+        fields = {key: frozenset(value) if isinstance(value, list) else value for key, value in entry.items()}
+        if "suffixes" in fields:
+            fields["suffixes"] = tuple(sorted(((suffix, tuple(bases)) for suffix, bases in fields["suffixes"].items()),
+                                              key=lambda pair: -len(pair[0])))
+        return cls(**fields)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,14 @@ affix and compounding rules, wordfreq's word list as a second chance, and wordfr
 exists. Names are open classes no lexicon covers: in a cased script a capitalised word is not checked; in a script
 without case (Arabic, Hebrew, Devanagari, Bengali, Korean, Thai, CJK: the registry's `cased: false`) every word is.
 Words a language marked `validation.foreign_lexicon` knows (English) name the language of a foreign word instead.
+
+What a dictionary lacks but a reader understands is known too, by rules that are data in the registry: a
+derivational prefix or suffix on a known base (*antilibéraliste*, *recyclabilité*, *konservativere*), a foreign
+stem with the language's verb endings (*downloaden*, *gestreamt*), parts of a hyphenated compound checked piece by
+piece, and a name or brand written in lower case (*tiktok*: frequent in the word lists of nearly every language,
+where a misspelling is frequent in one). A word only wordfreq lists is a misspelling when a word one edit away is far
+more frequent (*standart*, *professionel*, *kommision*: the web writes them too). A lower-case word several other
+languages list without being international is kept as `non_word_suspect` (`maybe_name`): a rule can only guess.
 """
 
 from __future__ import annotations
@@ -30,6 +38,28 @@ DEFAULT_SECOND_CHANCE_ZIPF = 2.0
 #: wordfreq's word lists by preference: `large` (words down to Zipf 1) where wordfreq has one, else `small` (down
 #: to Zipf 3: Hindi, Danish, Greek, Korean ...), which still knows the common words Hunspell lacks (Hindi खतरा).
 WORDLISTS = ("large", "small")
+#: Shortest base a derivational prefix or suffix, or a loanword's ending, attaches to.
+MIN_BASE = 4
+#: A word Hunspell lacks and wordfreq lists is that word misspelt when a word one edit away (a letter dropped, added,
+#: changed or two swapped) is at least this much more frequent (Zipf; 1.5 = 30 times): *wiederrum* 2.6 against
+#: *wiederum*, *professionel* 2.5 against *professionnel*, *developpement* 3.1 against *développement* 5.0.
+NEIGHBOUR_MARGIN = 1.5
+#: The frequency an unlisted word (a compound of known parts: *naturlich* is Natur + Lich) is taken to have against
+#: its neighbours (Zipf 1, wordfreq's floor).
+UNLISTED = 1e-8
+#: A word this frequent (Zipf) is a word of grammar (*toute*, *leur*, *cette*, *noch*): not one a prefix derives
+#: from, and a sign of two words fused.
+PREFIX_BASE_MAX_ZIPF = 5.5
+#: Least frequency (Zipf) of a foreign stem a language takes in as a loanword: loans come from common words.
+LOAN_STEM_ZIPF = 4.0
+#: Word lists that tell a name or brand from a misspelling: a misspelling is frequent in one language's list, a name
+#: in nearly all (*tiktok* 1.9-2.5 in each of them; *programa*, Spanish and Portuguese, reaches 1.8 in five).
+NAME_LISTS = ("en", "de", "fr", "es", "it", "nl", "pt", "pl", "sv")
+NAME_ZIPF = 1.8
+#: Of the NAME_LISTS other than the language's own: in this many a lower-case word is an international name (known);
+#: in SUSPECT_NAME_LISTS or more, a possible name (kept as non_word_suspect).
+NAME_MIN_LISTS = 7
+SUSPECT_NAME_LISTS = 4
 
 
 def _package_version(name: str) -> str:
@@ -71,9 +101,11 @@ class Lexicon:
         self.name = " + ".join(names)
         entry = language(lang)
         self._links = entry.compound_links
+        self._rules = entry.validation
         self._cache: dict[str, bool] = {}
         own = entry.validation.second_chance_zipf
         self._second_chance = DEFAULT_SECOND_CHANCE_ZIPF if own is None else own
+        self._alphabet = sorted({char for word in list(self._frequencies)[:20000] for char in word if char.isalpha()})
 
     def __bool__(self) -> bool:
         return self.morphological or bool(self._frequencies)
@@ -110,19 +142,120 @@ class Lexicon:
         if self._hunspell(word):
             return True
         if word[:1].islower() and self._hunspell(word[:1].upper() + word[1:]):
-            return False  # a noun (or name) the dictionary knows only capitalised: "gehör finden" is misspelt
-        return self._listed(word, self._second_chance) or self._parts_known(word, self._part)
+            # a noun (or name) the dictionary knows only capitalised: "gehör finden" is misspelt, "amazon" is not
+            return self.name_lists(word) >= NAME_MIN_LISTS
+        if self._derived(word):
+            return True
+        if self.fused(word) is not None:
+            return False
+        if self._loan(word):
+            return True
+        guessed = self._parts_known(word, self._part) or self._listed(word, self._second_chance)
+        return (guessed and self.misspelt_neighbour(word) is None) or self.name_lists(word) >= NAME_MIN_LISTS
+
+    def fused(self, word: str) -> tuple[str, str] | None:
+        """Two words written as one where one of them is a word of grammar (*nochmehr*, *wenner*, *legouvernement*):
+        a compound joins content words, a missing space joins whatever stands side by side. In a language with
+        closed compounds (`compound_links`) only a grammar word at the end tells: numerals and prepositions head
+        compounds (*zweistärksten*, *nachverhandeln*)."""
+        grammar = 10 ** (PREFIX_BASE_MAX_ZIPF - 9)
+        for i in range(2, len(word) - 1):
+            head, tail = word[:i], word[i:]
+            if ((self._frequencies.get(tail, 0.0) >= grammar
+                 or (not self._links and self._frequencies.get(head, 0.0) >= grammar))
+                    and self._hunspell(head) and self._part(tail)):
+                return head, tail
+        return None
+
+    def known_part(self, part: str) -> bool:
+        """A piece of a hyphenated or coordinated compound (*KI-gestützte*, *Wahl- und -auswertung*): known in either
+        case, derived, or itself a compound."""
+        return self.known(part) or self._part(part) or bool(self._links) and self._compound(part.casefold(), self._part)
 
     def _part(self, part: str) -> bool:
         """A part of a compound: a word the dictionary knows, in either case (Flüchtling-s-freundlich)."""
         return self._hunspell(part) or self._hunspell(part[:1].upper() + part[1:])
 
     def _parts_known(self, word: str, part_known: Callable[[str], bool]) -> bool:
-        """A combination of known parts joined by hyphens, or a compound of known parts joined by a linking
-        element (languages whose registry entry lists compound_links)."""
+        """A combination of known parts joined by hyphens (a capitalised part after the first is a name, as in
+        *pro-Merkel*), or a compound of known parts joined by a linking element (languages whose registry entry
+        lists compound_links)."""
         if "-" in word:
-            return all(not part or self.known(part) for part in word.split("-"))
+            return all(not part or (i > 0 and part[:1].isupper()) or self.known_part(part)
+                       for i, part in enumerate(word.split("-")))
         return bool(self._links) and self._compound(word.casefold(), part_known)
+
+    def _base(self, base: str, depth: int) -> bool:
+        """A base of a derived word: known to the dictionary as written (lower case: an adjective or verb, not a
+        capitalised noun), or itself derived (one more step)."""
+        return len(base) >= MIN_BASE and (self._hunspell(base) or (depth > 0 and self._derived(base, depth - 1)))
+
+    def _prefixed(self, word: str, prefix: str, depth: int) -> bool:
+        """`word` is `prefix` on a known base that is no function word (*surtoute* is *sur toute* fused: a base at
+        least PREFIX_BASE_MAX_ZIPF frequent is a word of grammar, not one a prefix derives from)."""
+        base = word[len(prefix):]
+        return (word.startswith(prefix) and self._base(base, depth)
+                and self._frequencies.get(base, 0.0) < 10 ** (PREFIX_BASE_MAX_ZIPF - 9))
+
+    def _suffixed(self, form: str, suffix: str, endings: tuple[str, ...], depth: int) -> bool:
+        """`form` is a base with its ending replaced by `suffix`; a suffix on the bare stem (ending "") needs an
+        adjective, a stem that also inflects with -e (*grünste*: grün, grüne; *wenner* is *wenn er* fused)."""
+        stem = form[:-len(suffix)]
+        return form.endswith(suffix) and any(
+            self._base(stem + end, depth) and (end or self._hunspell(stem + "e")) for end in endings)
+
+    def _derived(self, word: str, depth: int = 1) -> bool:
+        """A known base with one of the language's derivational prefixes or suffixes (the registry's
+        `validation.prefixes`, `suffixes`; an inflection ending may follow the suffix): *antilibéraliste* is anti +
+        libéral + iste, *konservativere* konservativ + ere."""
+        rules = self._rules
+        if any(self._prefixed(word, prefix, depth) for prefix in rules.prefixes):
+            return True
+        forms = {word} | {word[:-len(end)] for end in rules.inflections if word.endswith(end)}
+        return any(self._suffixed(form, suffix, endings, depth) for form in forms for suffix, endings in rules.suffixes)
+
+    def _loan(self, word: str) -> bool:
+        """A foreign stem (known to a `validation.foreign_lexicon` language: English) with one of the language's
+        loan endings and participle prefixes: *downloaden*, *gestreamt*, *sponsoriser*."""
+        rules = self._rules
+        if not rules.loan_endings:
+            return False
+        foreign = [lexicon(other) for other, entry in registry().items()
+                   if entry.validation.foreign_lexicon and other != self.lang]
+        for prefix in {"", *(p for p in rules.loan_prefixes if word.startswith(p))}:
+            body = word[len(prefix):]
+            for ending in rules.loan_endings:
+                stem = body[:-len(ending)] if body.endswith(ending) else ""
+                if stem and any(lex is not None and lex.loan_stem(stem) for lex in foreign):
+                    return True
+        return False
+
+    def loan_stem(self, stem: str) -> bool:
+        """`stem` or `stem` + e (*like* in *geliked*) is a common word of this language (at least MIN_BASE letters
+        and LOAN_STEM_ZIPF frequent: *download*, *stream*; the rare English *cloture* makes *cloturant* no loan)."""
+        return any(len(word) >= MIN_BASE and self._frequencies.get(word, 0.0) >= 10 ** (LOAN_STEM_ZIPF - 9)
+                   and self._hunspell(word) for word in (stem, stem + "e"))
+
+    def misspelt_neighbour(self, word: str) -> str | None:
+        """A word one edit from `word` (dropped, added, changed or swapped letter, the last letter left alone) that the
+        dictionary knows and that is NEIGHBOUR_MARGIN more frequent: `word` is that word misspelt."""
+        low = word.casefold()
+        bar = max(self._frequencies.get(low, 0.0), UNLISTED) * 10 ** NEIGHBOUR_MARGIN
+        # edits before the last letter only: endings vary between real forms (inklusiv, inklusive; story, store)
+        splits = [(low[:i], low[i:]) for i in range(len(low))]
+        edits = ({a + b[1:] for a, b in splits if len(b) > 1} | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 2}
+                 | {a + c + b[1:] for a, b in splits if len(b) > 1 for c in self._alphabet}
+                 | {a + c + b for a, b in splits for c in self._alphabet})
+        return next((edit for edit in sorted(edits - {low}) if self._frequencies.get(edit, 0.0) >= bar
+                     and self._part(edit)), None)
+
+    def name_lists(self, word: str) -> int:
+        """In how many of NAME_LISTS (its own language's left out) `word` is at least NAME_ZIPF frequent: a name or
+        brand in lower case is frequent in nearly all of them."""
+        from wordfreq import zipf_frequency
+
+        own = language(self.lang).wordfreq
+        return sum(zipf_frequency(word, other) >= NAME_ZIPF for other in NAME_LISTS if other != own)
 
     def _compound(self, word: str, part_known: Callable[[str], bool]) -> bool:
         for i in range(MIN_PART, len(word) - MIN_PART + 1):
@@ -170,13 +303,35 @@ def checked_word(word: str, lang: str) -> str | None:
     return word
 
 
+def compound_piece(text: str, start: int, end: int) -> bool:
+    """Whether the word at text[start:end] is a piece of a coordinated compound: the tail after a free hyphen
+    (*Wahlbeobachtung und -auswertung*) or the head before one (*pré- et post-électoral*)."""
+    before = text[start - 2:start] if start >= 2 else " " + text[:start]
+    return (before[-1:] == "-" and (len(before) < 2 or before[0].isspace())) or text[end:end + 2] in ("- ", "-,")
+
+
 def unknown_words(target: str, distractor: str, lex: Lexicon) -> list[str]:
-    """Words of `distractor` absent from `target` that the lexicon does not know (names left out: checked_word)."""
+    """Words of `distractor` absent from `target` that the lexicon does not know (names left out: checked_word;
+    URLs, e-mail addresses, hashtags and handles are no words: clsd.validate.tokens)."""
     in_target = {token.casefold() for token in tokens(target, lex.lang)}
-    checked = (checked_word(unit.text, lex.lang) for unit in units(distractor, lex.lang)
-               if unit.kind == "word" and unit.text.casefold() not in in_target)
-    return [word for word in checked
-            if word is not None and not all(lex.known(part) for part in re.split(r"['’]", word) if part)]
+    unknown = []
+    for unit in units(distractor, lex.lang):
+        word = checked_word(unit.text, lex.lang) if unit.kind == "word" and unit.text.casefold() not in in_target else None
+        if word is None and unit.kind == "word" and "-" in unit.text and unit.text.casefold() not in in_target:
+            # a capitalised compound (KI-gestützte): its first part may be a name, its lower-case parts are checked
+            unknown += [part for part in unit.text.split("-")[1:] if part[:1].islower() and not lex.known_part(part)]
+        if word is None:
+            continue
+        piece = compound_piece(distractor, unit.start, unit.start + len(unit.text))
+        if not all((lex.known_part if piece else lex.known)(part) for part in re.split(r"['’]", word) if part):
+            unknown.append(word)
+    return unknown
+
+
+def maybe_names(words: list[str], lex: Lexicon) -> bool:
+    """Whether every unknown word may be a name or brand in lower case (listed by SUSPECT_NAME_LISTS other
+    languages): kept as non_word_suspect, as a rule cannot tell."""
+    return all(lex.name_lists(word) >= SUSPECT_NAME_LISTS for word in words)
 
 
 def foreign_words(words: list[str], lang: str) -> tuple[str, list[str]] | None:

@@ -24,7 +24,8 @@ Reasons, checked in this order (the first that applies is reported):
   and a foreign lexicon knows (*backers* in French: clsd.validate.lexicon.foreign_words);
 - non_word: a word that is not in the target and that the language's lexicon does not know
   (clsd.validate.lexicon; names are left out where case shows them). In a script without case a name cannot be
-  told from a misspelling: such a distractor is kept and noted `non_word_suspect`.
+  told from a misspelling, nor a lower-case word several other languages list (a brand, a name): such a
+  distractor is kept and noted `non_word_suspect`.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Callable
 from clsd.core.detect import other_language
 from clsd.core.languages import language
 from clsd.core.text import normalise
-from clsd.validate.lexicon import Lexicon, foreign_words, lexicon, unknown_words
+from clsd.validate.lexicon import Lexicon, foreign_words, lexicon, maybe_names, unknown_words
 from clsd.validate.reorder import reorder_move
 from clsd.validate.tokens import forms, surface
 from clsd.validate.verdicts import JUDGE_REASON, SUSPECT, UNKNOWN_SUSPECT, Verdict
@@ -65,7 +66,7 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None) -
     if foreign is not None:
         return Verdict("wrong_language", detail=f"{foreign[0]}: {', '.join(foreign[1])}")
     if unknown:
-        if not language(lang).cased:  # a name cannot be told from a misspelling: kept, and counted
+        if not language(lang).cased or maybe_names(unknown, lex):  # may be names: kept, and counted
             return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown))
         return Verdict("non_word", detail=", ".join(unknown))
     return Verdict()

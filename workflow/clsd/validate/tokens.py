@@ -1,6 +1,7 @@
 """Units of a sentence: what the validator compares between a target and its distractor.
 
-Units are words, numbers (with their decimal and thousands separators: `0,68`, `26.469,89`, `1 000`), signs
+Units are links (URLs, domains, e-mail addresses, hashtags and handles: one unit each, never checked as words),
+words, numbers (with their decimal and thousands separators: `0,68`, `26.469,89`, `1 000`), signs
 before a number (`+`, `-`, `−`), currency symbols (Unicode category Sc), `%`, `‰` and `°`: `50 €` → `50 $`,
 `-5 Grad` → `5 Grad` and `+2` → `-2` are changes. A sign counts only right before a digit and not after a letter
 or digit (`COVID-19`, `2019-2020` are no signs). A word is a run of letters and combining marks (Devanagari,
@@ -27,7 +28,13 @@ SYMBOL = r"[%‰°℃\p{Sc}]"
 #: Letters, combining marks, numerals that are no digits (², ½) and the joiners inside Indic words (U+200C/D).
 LETTERS = r"[\p{L}\p{M}\p{Nl}\p{No}\u200c\u200d]+"
 WORD = rf"{LETTERS}(?:[-'’]{LETTERS})*"
-UNIT = regex.compile(rf"(?P<number>{NUMBER})|(?P<sign>{SIGN})|(?P<symbol>{SYMBOL})|(?P<word>{WORD})")
+#: A URL (with a scheme or www.), an e-mail address, a domain (lower-case labels and a top-level domain of letters:
+#: journal-exemple.fr, not z.B. or 0,68), a hashtag or a handle. Final punctuation is not part of it.
+LINK = (r"(?:https?://|www\.)[^\s]*[^\s.,;:!?)\]»\"'’]"
+        r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+        r"|(?<![\w.@/-])[\p{Ll}\d][\p{Ll}\d-]+(?:\.[\p{Ll}\d-]+)*\.[a-z]{2,6}(?![\w.]*\w)"
+        r"|(?<![\w@#])[#@]\w+")
+UNIT = regex.compile(rf"(?P<link>{LINK})|(?P<number>{NUMBER})|(?P<sign>{SIGN})|(?P<symbol>{SYMBOL})|(?P<word>{WORD})")
 #: Signs that mean the same (U+2212 minus and the en dash typed as minus are a hyphen-minus).
 SIGNS = {"−": "-", "–": "-"}
 #: Punctuation after which a capital is orthographic, not meaningful (sentence or quotation starts).
@@ -94,6 +101,8 @@ def forms(text: str, lang: str) -> list[str]:
             found.append(SIGNS.get(unit.text, unit.text))
         elif unit.kind == "symbol":
             found.append(unit.text)
+        elif unit.kind == "link":
+            found.append(unit.text.casefold())
         else:
             word = unit.text.replace("’", "'")
             if lists.optional_marks:
