@@ -1,4 +1,4 @@
-"""Distractor validation: the hand-made test sets (tests/data/validation/), real published distractors, units,
+"""Distractor validation: the hand-made test sets (resources/validation/), real published distractors, units,
 the lexicon, the language check, the word lists from the registry, the judge's verdicts and the validation
 report."""
 
@@ -15,6 +15,7 @@ from clsd.core.detect import detect, other_language
 from clsd.generate import llm, parse
 from clsd.generate.client import Completion
 from clsd.generate.store import ResponseStore
+from clsd.validate import precision
 from clsd.validate import report as validation_report
 from clsd.validate.judge import verdict
 from clsd.validate.lexicon import Lexicon, checked_word, lexicon, unknown_words
@@ -22,7 +23,7 @@ from clsd.validate.rules import SUSPECT, Validator, rule_verdict
 from clsd.validate.tokens import forms, tokens
 from conftest import PUBLISHED, ROOT, require_shared
 
-CASES = ROOT / "tests" / "data" / "validation"
+CASES = ROOT / "tests" / "data" / "validation"  # published.yaml: verdicts of real published distractors
 #: Languages with a full hand-made set (every verdict, at least 30 pairs) and with a small one: scripts without
 #: case, vowels written as combining marks, words without spaces between them, other final punctuation.
 FULL_SETS = ("de", "fr", "en")
@@ -31,7 +32,7 @@ FR = "Le tribunal a condamné l'ancien maire à deux ans de prison pour corrupti
 
 
 def hand_made(lang: str) -> list[dict[str, str]]:
-    return yaml.safe_load((CASES / f"{lang}.yaml").read_text(encoding="utf-8"))
+    return precision.hand_made(lang)
 
 
 def verdict_of(lang: str, target: str, distractor: str) -> str:
@@ -58,7 +59,26 @@ def test_each_small_hand_made_set_holds_a_valid_pair_a_copy_and_a_rejection_by_l
 @pytest.mark.parametrize(("lang", "case"), [(lang, case) for lang in FULL_SETS + SMALL_SETS for case in hand_made(lang)],
                          ids=lambda value: value if isinstance(value, str) else value["kind"])
 def test_hand_made_pairs_get_their_exact_verdict(lang, case):
-    assert verdict_of(lang, case["target"], case["distractor"]) == case["verdict"]
+    """The true verdict, or what the rules are known to say instead (`rules_say`: a measured miss)."""
+    assert verdict_of(lang, case["target"], case["distractor"]) == case.get("rules_say", case["verdict"])
+
+
+def test_precision_and_recall_of_each_reason_are_measured_on_the_hand_made_sets(tmp_path):
+    (tmp_path / "fr.yaml").write_text(yaml.safe_dump([
+        {"kind": "a", "target": FR, "distractor": FR.replace("condamné", "condamnné"), "verdict": "non_word"},
+        {"kind": "b", "target": FR, "distractor": FR.replace("condamné", "acquitté"), "verdict": "valid"},
+        {"kind": "c", "target": FR, "distractor": FR.replace("condamné", "condamnné").replace("ans", "anz"),
+         "verdict": "non_word"},
+        {"kind": "a real word the rules flag", "target": FR, "distractor": FR.replace("condamné", "zzcondamné"),
+         "verdict": "valid", "rules_say": "non_word"},
+        {"kind": "a copy", "target": FR, "distractor": FR.upper(), "verdict": "copy"}], allow_unicode=True))
+    table = precision.measure(["fr", "de"], folder=tmp_path).to_dicts()
+    assert [(row["Verdict"], row["Given"], row["Right"], row["True"], row["Caught"]) for row in table] == [
+        ("copy", 1, 1, 1, 1), ("non_word", 3, 2, 2, 2)]
+    assert table[1]["Precision (%)"] == pytest.approx(200 / 3)
+    assert precision.note(precision.measure(["fr"], folder=tmp_path))[1] == (
+        "- French: copy 1/1 right, 1/1 caught; non_word 2/3 right, 2/2 caught.")
+    assert "no hand-made set" in precision.note(precision.measure(["xx"], folder=tmp_path))[0]
 
 
 def published_cases() -> list[dict]:
