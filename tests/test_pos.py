@@ -92,3 +92,43 @@ def test_a_language_without_a_tagger_keeps_its_pairs_untagged(taggers):
 )
 def test_german_context_rules(tokens, stts, expected):
     assert pos.german_upos(tokens, stts) == expected
+
+
+# The CLSD annotators' conventions (clsd.analysis.conventions), one case per kind the taggers get wrong alone.
+@pytest.mark.parametrize(
+    ("lang", "target", "distractor", "upos", "rule"),
+    [
+        # German (HanTa)
+        ("de", "Das sagte gestern die Ministerin Kipping im Bundestag.", "Das sagte gestern die Ministerin Müller im Bundestag.",
+         "PROPN", "name"),  # a surname HanTa tags NN (a swap tags the target's word)
+        ("de", "Das Programm der Grünen wurde am Montag vorgestellt.", "Das Programm der Linken wurde am Montag vorgestellt.",
+         "NOUN", "tagger"),  # a nominalised adjective (HanTa NNA), not a name
+        ("de", "Die Grünen haben die Reform abgelehnt.", "Die Roten haben die Reform abgelehnt.", "NOUN", "tagger"),
+        ("de", "Er hat die Reform schnell abgelehnt.", "Er hat die Reform langsam abgelehnt.", "ADV", "adverbial"),
+        ("de", "Die Reform ist schnell.", "Die Reform ist langsam.", "ADJ", "predicative"),
+        ("de", "Am Montag kamen 1.500.000 Menschen.", "Am Montag kamen 2.500.000. Menschen.", "NUM", "number"),
+        ("de", "Die Polizei hat den geplanten Protest aufgelöst.", "Die Polizei hat den angemeldeten Protest aufgelöst.",
+         "ADJ", "tagger"),
+        ("de", "Der Stadtrat hat den Bau genehmigt.", "Der Stadtrat hat den Bau abgelehnt.", "VERB", "tagger"),
+        # French (spaCy)
+        ("fr", "La décision annoncée mardi a surpris les élus.", "La décision attendue mardi a surpris les élus.",
+         "ADJ", "participle"),
+        ("fr", "Le conseil a approuvé mardi la construction.", "Le conseil a rejeté mardi la construction.", "VERB", "tagger"),
+        ("fr", "La réunion aura lieu en janvier prochain.", "La réunion aura lieu en février prochain.", "PROPN", "propn"),
+        ("fr", "La réforme a été critiquée par Dupont hier.", "La réforme a été critiquée par Macron hier.", "PROPN", None),
+        ("fr", "Le bilan s'élève à 26.469,89.", "Le bilan s'élève à 36.469,89.", "NUM", "number"),
+        ("fr", "La crise frappe l’économie française.", "La crise frappe l’industrie française.", "NOUN", "elision"),
+        ("fr", "La crise frappe l'économie française.", "La crise frappe l'industrie française.", "NOUN", "elision"),
+    ],
+)
+def test_tags_follow_the_annotators_conventions(taggers, lang, target, distractor, upos, rule):
+    row = tag_change(taggers, lang, target, distractor)
+    assert row["pos"] == upos
+    if rule is not None:
+        assert row["pos_rule"] == rule
+
+
+def test_a_number_is_num_whatever_its_separators_and_final_stop():
+    from clsd.analysis.conventions import NUMBER
+    assert all(NUMBER.match(word) for word in ("1.500.000.", "26.469,89", "(12)", "3,5%", "−5", "2019."))
+    assert not any(NUMBER.match(word) for word in ("COVID-19", "3G", "A1", "x7"))

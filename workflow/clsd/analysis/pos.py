@@ -5,7 +5,9 @@ The paper's tagger is Stanza; it is used when its models are available locally (
 the registry's `tagger.offline`: spaCy `fr_core_news_md` for French, HanTa (STTS mapped to UPOS, with context
 rules) for German. A language with neither gets no tag: its pairs keep `pos` null and say why in `tagger`
 ("none: no tagger for ja"), and count under ANY only. The whole sentence is tagged and the tag aligned to the
-word (clsd.core.words) by character offsets; every tag records the tagger that produced it.
+word (clsd.core.words) by character offsets, and corrected where taggers and the CLSD annotators follow other
+conventions (clsd.analysis.conventions: numbers, elided articles, participles, names); every tag records the tagger
+that produced it and the rule that decided it (`pos_rule`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from typing import Protocol
 
 import polars as pl
 
+from clsd.analysis.conventions import Token, decide, tagged_word
 from clsd.core.languages import language
 from clsd.core.words import word_spans
+from clsd.validate.lexicon import lexicon
 
 log = logging.getLogger(__name__)
 
@@ -27,14 +31,13 @@ log = logging.getLogger(__name__)
 STTS_TO_UPOS = {
     "ADJ": "ADJ", "ADJA": "ADJ", "ADJD": "ADJ", "ADV": "ADV", "APPR": "ADP", "APPRART": "ADP", "APPO": "ADP",
     "APZR": "ADP", "ART": "DET", "CARD": "NUM", "FM": "X", "ITJ": "INTJ", "KOUI": "SCONJ", "KOUS": "SCONJ",
-    "KON": "CCONJ", "KOKOM": "CCONJ", "NN": "NOUN", "NE": "PROPN", "PDS": "PRON", "PDAT": "DET", "PIS": "PRON",
+    "KON": "CCONJ", "KOKOM": "CCONJ", "NN": "NOUN", "NNA": "NOUN", "NE": "PROPN", "PDS": "PRON", "PDAT": "DET", "PIS": "PRON",
     "PIAT": "DET", "PIDAT": "DET", "PPER": "PRON", "PPOSS": "PRON", "PPOSAT": "DET", "PRELS": "PRON",
     "PRELAT": "DET", "PRF": "PRON", "PWS": "PRON", "PWAT": "DET", "PWAV": "ADV", "PAV": "ADV", "PROAV": "ADV",
     "PTKZU": "PART", "PTKNEG": "PART", "PTKVZ": "ADP", "PTKANT": "INTJ", "PTKA": "PART", "TRUNC": "X",
     "VA": "AUX", "VM": "AUX", "VV": "VERB", "XY": "X", "$,": "PUNCT", "$.": "PUNCT", "$(": "PUNCT",
 }
 
-Span = tuple[int, int, str]
 
 #: STTS tags of non-finite verb forms: a finite haben/sein/werden beside one of them is an auxiliary.
 NON_FINITE = re.compile(r"^V[VAM]\((PP|INF|IZU)\)$|^V[VAM](PP|INF|IZU)$")
@@ -43,8 +46,8 @@ NON_FINITE = re.compile(r"^V[VAM]\((PP|INF|IZU)\)$|^V[VAM](PP|INF|IZU)$")
 class Tagger(Protocol):
     name: str
 
-    def tag(self, text: str) -> list[Span]:
-        """(start, end, UPOS) of every token the tagger sees."""
+    def tag(self, text: str) -> list[Token]:
+        """Every token the tagger sees, with its span, UPOS, fine tag, features and lemma (where it gives them)."""
 
 
 class StanzaTagger:
@@ -58,9 +61,10 @@ class StanzaTagger:
         processors = "tokenize,mwt,pos" if mwt else "tokenize,pos"
         self.pipeline = stanza.Pipeline(stanza_lang, dir=str(model_dir), processors=processors, download_method=None, verbose=False)
 
-    def tag(self, text: str) -> list[Span]:
+    def tag(self, text: str) -> list[Token]:
         document = self.pipeline(text)
-        return [(t.start_char, t.end_char, t.words[0].upos) for s in document.sentences for t in s.tokens]
+        return [Token(t.start_char, t.end_char, t.words[0].upos, t.words[0].xpos or "", t.words[0].feats or "",
+                      t.words[0].lemma or "") for s in document.sentences for t in s.tokens]
 
 
 class SpacyTagger:
@@ -72,8 +76,8 @@ class SpacyTagger:
         self.name = f"spacy-{model}-{spacy.util.get_package_version(model)}"
         self.nlp = spacy.load(model, exclude=["ner", "parser", "lemmatizer"])
 
-    def tag(self, text: str) -> list[Span]:
-        return [(t.idx, t.idx + len(t.text), t.pos_) for t in self.nlp(text)]
+    def tag(self, text: str) -> list[Token]:
+        return [Token(t.idx, t.idx + len(t.text), t.pos_, t.tag_, str(t.morph), t.lemma_) for t in self.nlp(text)]
 
 
 class HanTaTagger:
@@ -84,14 +88,16 @@ class HanTaTagger:
         import spacy
         from HanTa import HanoverTagger
 
-        self.name = "hanta-1.2.1-stts2upos-v2"
+        self.name = "hanta-1.2.1-stts2upos-v3"
         self.tokenizer = spacy.blank("de")
         self.tagger = HanoverTagger.HanoverTagger("morphmodel_ger.pgz")
 
-    def tag(self, text: str) -> list[Span]:
+    def tag(self, text: str) -> list[Token]:
         tokens = list(self.tokenizer(text))
-        tags = self.tagger.tag_sent([t.text for t in tokens], taglevel=0)
-        return [(t.idx, t.idx + len(t.text), upos) for t, upos in zip(tokens, german_upos([t.text for t in tokens], tags))]
+        found = self.tagger.tag_sent([t.text for t in tokens], taglevel=1)
+        stts = [tag for _, _, tag in found]
+        return [Token(t.idx, t.idx + len(t.text), upos, tag, "", lemma)
+                for t, upos, (_, lemma, tag) in zip(tokens, german_upos([t.text for t in tokens], stts), found)]
 
 
 def stts_to_upos(tag: str) -> str:
@@ -141,34 +147,37 @@ def make_tagger(lang: str, mode: str, stanza_dir: str | None) -> Tagger | None:
     return offline_tagger(entry.offline_tagger)
 
 
-def tag_of_token(spans: list[Span], start: int, end: int) -> str:
-    """UPOS of a word: the first non-punctuation tagger token inside it, else the first one."""
-    inside = [tag for s, e, tag in spans if s < end and e > start]
-    if not inside:
-        return "X"
-    return next((tag for tag in inside if tag != "PUNCT"), inside[0])
+def tag_of_token(tokens: list[Token], start: int, end: int) -> str:
+    """The tagger's UPOS of a word: its first non-punctuation token, else its first one (X: none)."""
+    token = tagged_word([Token(*token) for token in tokens], start, end)
+    return "X" if token is None else token.upos
 
 
 def tag_pairs(pairs: pl.DataFrame, tagger_for: "TaggerFactory") -> pl.DataFrame:
-    """Add `pos` and `tagger` to single-word pairs: the target's word for swaps, the added word otherwise
-    (pos null, and the reason in `tagger`, for a language without a tagger)."""
+    """Add `pos`, `tagger` and `pos_rule` to single-word pairs: the target's word for swaps, the added word otherwise,
+    as the annotators tag it (clsd.analysis.conventions; pos null, and the reason in `tagger`, for a language
+    without a tagger)."""
 
     @lru_cache(maxsize=None)
-    def tagged(lang: str, text: str) -> tuple[Span, ...]:
+    def tagged(lang: str, text: str) -> tuple[Token, ...]:
         return tuple(tagger_for(lang).tag(text))
 
-    tags, names = [], []
+    tags, names, rules = [], [], []
     for row in pairs.iter_rows(named=True):
         tagger = tagger_for(row["lang"])
         if tagger is None:
             tags.append(None)
             names.append(f"none: no tagger for {row['lang']}")
+            rules.append(None)
             continue
         sentence = row["target"] if row["operation"] == "swap" else row["distractor"]
         start, end = word_spans(sentence, row["lang"])[row["position"]]
-        tags.append(tag_of_token(list(tagged(row["lang"], sentence)), start, end))
+        upos, rule = decide(sentence, start, end, row["lang"], list(tagged(row["lang"], sentence)), lexicon(row["lang"]))
+        tags.append(upos)
         names.append(tagger.name)
-    return pairs.with_columns(pl.Series("pos", tags, dtype=pl.String), pl.Series("tagger", names, dtype=pl.String))
+        rules.append(rule)
+    return pairs.with_columns(pl.Series("pos", tags, dtype=pl.String), pl.Series("tagger", names, dtype=pl.String),
+                              pl.Series("pos_rule", rules, dtype=pl.String))
 
 
 class TaggerFactory(Protocol):

@@ -45,7 +45,7 @@ def pair_cosines(parallel: pl.DataFrame, embeddings: pl.DataFrame, prefix: str, 
 #: Columns of a shift table: the single-word pair (clsd.analysis.swaps, with its POS), its shifts, dataset and model.
 SHIFT_SCHEMA = {"id": pl.Int64, "lang": pl.String, "k": pl.Int64, "operation": pl.String, "position": pl.Int64,
                 "original": pl.String, "new": pl.String, "target": pl.String, "distractor": pl.String, "pos": pl.String,
-                "tagger": pl.String, "x_shift": pl.Float64, "m_shift": pl.Float64, "dataset": pl.String, "model": pl.String}
+                "tagger": pl.String, "pos_rule": pl.String, "x_shift": pl.Float64, "m_shift": pl.Float64, "dataset": pl.String, "model": pl.String}
 
 
 def empty_shifts() -> pl.DataFrame:

@@ -75,6 +75,9 @@ class Language:
     stanza: str | None = None
     stanza_mwt: bool = False
     offline_tagger: str | None = None
+    propn_words: frozenset[str] = frozenset()
+    copulas: frozenset[str] = frozenset()
+    adjectives_after_nouns: bool = False
     rules: str | None = None
     published: str | None = None
     validation: Validation = Validation()
@@ -96,7 +99,9 @@ def registry() -> dict[str, Language]:
             elisions=frozenset(entry.get("elisions", [])), compound_links=tuple(entry.get("compound_links", [])),
             coordinators=frozenset(entry.get("coordinators", [])), stanza=entry["tagger"].get("stanza"),
             stanza_mwt=entry["tagger"].get("mwt", False),
-            offline_tagger=entry["tagger"].get("offline"), rules=entry.get("rules"), published=entry.get("published"),
+            offline_tagger=entry["tagger"].get("offline"), propn_words=frozenset(entry["tagger"].get("propn", [])),
+            copulas=frozenset(entry["tagger"].get("copulas", [])),
+            adjectives_after_nouns=entry["tagger"].get("adjectives_after_nouns", False), rules=entry.get("rules"), published=entry.get("published"),
             validation=Validation.read(entry.get("validation", {})),
         )
         for iso, entry in data.items()

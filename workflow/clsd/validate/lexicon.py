@@ -167,6 +167,11 @@ class Lexicon:
                 return head, tail
         return None
 
+    def common(self, word: str) -> bool:
+        """Whether the dictionary knows `word` as written, or as a compound of known parts: a common word, where a
+        name is unknown (the wordfreq lists, which hold names too, are not asked)."""
+        return self._hunspell(word) or self._parts_known(word, self._part)
+
     def known_part(self, part: str) -> bool:
         """A piece of a hyphenated or coordinated compound (*KI-gestützte*, *Wahl- und -auswertung*): known in either
         case, derived, or itself a compound."""

@@ -1,0 +1,112 @@
+"""The UPOS of a changed word as the CLSD annotators tag it: the tagger's tag of the word that changed, corrected by
+rules where taggers follow other conventions.
+
+The paper's POS figures count the tag of the word a single-word distractor changed. Taggers follow their treebank's
+conventions and tag whitespace tokens piece by piece; the annotators tag the word a reader sees change. Each rule
+below is a convention, not a list of words (a language's data in the registry's `tagger` entry: `propn`, `copulas`),
+and each tag records the rule that decided it (`pos_rule`; `tagger` when no rule applied):
+
+- number: a number, whatever its separators and trailing punctuation (`1.500.000.`, `26.469,89`), is NUM;
+- elision: an elided article or preposition (l', d', qu') is not the word that changed: the tag is that of the word
+  after the apostrophe (`l’économie` is NOUN);
+- participle: a participle the tagger calls VERB used attributively (before a noun, or right after one where
+  adjectives follow their noun: *la décision annoncée*; `adjectives_after_nouns`), not right after an auxiliary
+  (*a approuvé mardi*), is ADJ;
+- predicative / adverbial: an adjective in its short form (STTS ADJD) is ADJ beside a copula alone (*er ist schnell*),
+  ADV where it modifies a verb (*er läuft schnell*, *er ist schnell gelaufen*);
+- propn: words the language lists as names by convention (French months) are PROPN;
+- nominalised: a capitalised word the tagger calls PROPN after a determiner whose lower-case form is a common word
+  (*die Grünen*, *den Linken*) is NOUN;
+- name: a capitalised word inside the sentence that the tagger does not call PROPN and the dictionary does not know
+  (a surname tagged NOUN, or ADV) is PROPN.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from clsd.core.languages import language
+from clsd.validate.lexicon import Lexicon
+
+#: A number as a whitespace token: digits with separators, signs, brackets and trailing punctuation.
+NUMBER = re.compile(r"^[(\[«\"'„“]*[+\-−]?\d(?:[\d.,'’\u202f\u00a0]*\d)?[.,;:!?)\]»\"'“”%]*$")
+#: Punctuation after which a capital is orthographic (a sentence or a quotation starts).
+OPENERS = set(".!?:;\"„“«»")
+
+
+class Token(NamedTuple):
+    """One token a tagger sees: its span, UPOS, fine tag (STTS, spaCy's tag), features (UD FEATS) and lemma."""
+
+    start: int
+    end: int
+    upos: str
+    xpos: str = ""
+    feats: str = ""
+    lemma: str = ""
+
+
+def inside(tokens: list[Token], start: int, end: int) -> list[Token]:
+    """The tokens overlapping [start, end)."""
+    return [token for token in tokens if token.start < end and token.end > start]
+
+
+def content_start(text: str, start: int, end: int, lang: str) -> int:
+    """Where the word at text[start:end] begins after an elided article or preposition (`l’économie`: at é)."""
+    match = re.match(r"[(«\"„“]*(\w+)['’]", text[start:end])
+    return start + match.end() if match and match.group(1).lower() in language(lang).elisions else start
+
+
+def tagged_word(tokens: list[Token], start: int, end: int) -> Token | None:
+    """The first non-punctuation token inside a word, else its first token."""
+    found = inside(tokens, start, end)
+    return next((token for token in found if token.upos != "PUNCT"), found[0] if found else None)
+
+
+def _neighbours(tokens: list[Token], token: Token) -> tuple[Token | None, Token | None]:
+    words = [t for t in tokens if t.upos != "PUNCT"]
+    i = words.index(token)
+    return (words[i - 1] if i > 0 else None), (words[i + 1] if i + 1 < len(words) else None)
+
+
+def _participle(token: Token) -> bool:
+    return "VerbForm=Part" in token.feats or bool(re.match(r"^V[VAM]\(?PP", token.xpos))
+
+
+def _opens(text: str, start: int) -> bool:
+    before = text[:start].rstrip()
+    return not before or before[-1] in OPENERS
+
+
+def decide(text: str, start: int, end: int, lang: str, tokens: list[Token], lex: Lexicon | None) -> tuple[str, str]:
+    """(UPOS, rule) of the word at text[start:end] as the annotators tag it; rule `tagger` when none applied."""
+    word = text[start:end]
+    if NUMBER.match(word):
+        return "NUM", "number"
+    begin = content_start(text, start, end, lang)
+    token = tagged_word(tokens, begin, end)
+    if token is None:
+        return "X", "tagger"
+    rule = "elision" if begin != start and token != tagged_word(tokens, start, end) else "tagger"
+    entry = language(lang)
+    core = text[begin:end].strip(".,;:!?()[]«»\"'„“”")
+    if core.lower() in entry.propn_words:
+        return "PROPN", "propn"
+    before, after = _neighbours(tokens, token)
+    if token.upos in ("VERB", "AUX") and _participle(token):
+        attributive = (after is not None and after.upos == "NOUN") or (
+            entry.adjectives_after_nouns and before is not None and before.upos == "NOUN")
+        if attributive and (before is None or before.upos != "AUX"):  # a approuvé mardi: a compound tense
+            return "ADJ", "participle"
+    if token.xpos.startswith("ADJ(D)") or token.xpos == "ADJD":
+        copula = any(t.lemma in entry.copulas for t in tokens)
+        non_finite = any(_participle(t) or "INF" in t.xpos or "VerbForm=Inf" in t.feats for t in tokens if t is not token)
+        return ("ADJ", "predicative") if copula and not non_finite else ("ADV", "adverbial")
+    capital = core[:1].isupper() and not core.isupper()
+    if token.upos == "PROPN" and capital and before is not None and before.upos == "DET" and lex is not None \
+            and lex.common(core.lower()):
+        return "NOUN", "nominalised"
+    if (token.upos != "PROPN" and capital and not _opens(text, start) and lex is not None
+            and not lex.common(core) and not lex.common(core.lower())):
+        return "PROPN", "name"
+    return token.upos, rule
