@@ -1,6 +1,8 @@
 # Stage generate (clsd.generate): distractor sets written by an LLM behind an OpenAI-compatible endpoint (a local
 # llama.cpp server by default), or by the rule-based baseline. One job per dataset and language, with its own
-# concurrency; every response is stored before it is parsed.
+# concurrency; every response is stored before it is parsed. `snakemake generation_estimate` says what it will send
+# and cost first, contacting nothing.
+from clsd.config import response_store
 
 
 rule generate_distractors:
@@ -54,3 +56,36 @@ rule rule_distractors:
         code=code("rule_distractors.py"),
     script:
         "../workflow/scripts/rule_distractors.py"
+
+
+def estimate_inputs(wildcards):
+    """The parallel pairs of every LLM-generated dataset, by dataset and language; the response store when it
+    exists (what it answers is free, so the estimate is redone when it changes)."""
+    inputs = {
+        input_name("parallel", d, lang): paths.PARALLEL.format(dataset=d)
+        for d in llm_datasets(config)
+        for lang in config["datasets"][d]["languages"]
+    }
+    store = response_store(config)
+    return inputs | ({"store": str(store)} if store.exists() else {})
+
+
+rule generation_estimate:
+    input:
+        unpack(estimate_inputs),
+        prompt=config["generation"]["prompt"],
+        judge_prompt=judge_prompt_input(),
+    output:
+        md="results/generation/estimate.md",
+        csv="results/generation/estimate.csv",
+    log:
+        "results/logs/generation_estimate.log",
+    localrule: True
+    conda:
+        "../envs/generate.yaml"
+    params:
+        settings=generation_settings(),
+        prices=config["generation"]["prices"],
+        code=code("generation_estimate.py"),
+    script:
+        "../workflow/scripts/generation_estimate.py"

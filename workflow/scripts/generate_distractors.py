@@ -16,7 +16,7 @@ from pathlib import Path
 from clsd.core import logs
 from clsd.core.io import read_meta, read_table, sha256_file, write_table
 from clsd.core.languages import language
-from clsd.generate import llm
+from clsd.generate import estimate, llm
 from clsd.generate.endpoint import open_endpoint
 from clsd.generate.settings import generation_settings
 from clsd.validate.judge import Judge
@@ -37,12 +37,16 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
     settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id,
                                    endpoint.concurrency)
     generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], judge=judge), lang=lang, **origin)
+    planned = estimate.estimate(dataset, lang, items, settings, endpoint.store, generation["prices"],
+                                judge.template if judge else None)
+    for line in estimate.log_lines(planned):
+        logging.info(line)
     table, report = llm.generate(items, lang, generator, generation["prices"], snakemake.params.label,
                                  judge.generator if judge else None)
 
 report |= {"dataset": dataset, "lang": lang, "language": language(lang).name, "model": settings.model,
            "endpoint": endpoint.id, "prompt": snakemake.input.prompt, "store": str(endpoint.store.path),
-           "validation": validation, "local_server": endpoint.local_server()}
+           "validation": validation, "local_server": endpoint.local_server(), "estimate": planned.row()}
 logging.info("generation report: %s", json.dumps({k: v for k, v in report.items() if k not in ("failed", "rejected")}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 write_table(table, snakemake.output.distractors, {"dataset": dataset, "lang": lang,

@@ -1,0 +1,189 @@
+"""What generation will send and cost, known before a request is sent.
+
+For one dataset and language: the items, the requests the response store already answers (free: a rerun replays
+them), the requests still to send, their expected prompt and completion tokens, the judge's requests and tokens,
+and the cost at `generation.prices`. Nothing here contacts an endpoint.
+
+- Prompt tokens are counted from the real messages (the prompt with each sentence filled in), at the characters
+  per token the store's history of this endpoint and model shows, else DEFAULT_CHARS_PER_TOKEN, plus a chat
+  template overhead per request.
+- Completion tokens and the re-ask rate come from the same history (answers and further attempts per item),
+  else from stated defaults: four sentences about as long as the one asked about, and DEFAULT_REASK_RATE.
+- An item whose first request is stored is taken as replayed whole (its re-asks were stored in the same run).
+
+Every assumption is written next to the figures (`Estimate.assumptions`), so a reader knows what to trust.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clsd.core.io import sha256_file
+from clsd.embed.model_store import RECIPES
+from clsd.generate.llm import estimated_cost, messages_for
+from clsd.generate.settings import Settings
+from clsd.generate.store import ResponseStore, request_key
+from clsd.validate.judge import JUDGE_MAX_TOKENS, judge_messages
+
+#: Characters per prompt token without a history: OpenAI's rule of thumb for English (German and French run
+#: somewhat fewer characters per token, other scripts far fewer: the history replaces it after a first run).
+DEFAULT_CHARS_PER_TOKEN = 4.0
+#: Tokens a chat template adds to every request (role markers, the assistant's turn).
+TEMPLATE_TOKENS = 8
+#: Further requests per item without a history: measured on the default run with the local 1.5B model (32
+#: requests for 24 item-languages); a strong model re-asks less.
+DEFAULT_REASK_RATE = 0.33
+#: Tokens around four sentences in an answer (JSON keys and quotes, or numbering).
+ANSWER_OVERHEAD_TOKENS = 16
+#: The judge's answer without a history: one digit (its request allows JUDGE_MAX_TOKENS).
+JUDGE_COMPLETION_TOKENS = 1
+
+
+@dataclass(frozen=True)
+class History:
+    """What the store's earlier answers of one endpoint and model show: characters per prompt token, completion
+    tokens per character of the sentence asked about, requests per item, and how many answers say so."""
+
+    chars_per_token: float | None = None
+    completion_per_char: float | None = None
+    requests_per_item: float | None = None
+    answers: int = 0
+
+
+def content_chars(messages: list[dict[str, str]]) -> int:
+    return sum(len(message["content"]) for message in messages)
+
+
+def history(store_path: Path, endpoint: str, model: str, template: str) -> History:
+    """The history of `endpoint` and `model` in the store at `store_path` (an empty History without one): only
+    generation answers of this prompt `template` count for completions and re-asks (the judge's answers are short)."""
+    if not store_path.exists():
+        return History()
+    with sqlite3.connect(f"file:{store_path}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT messages, attempt, prompt_tokens, completion_tokens FROM responses "
+                          "WHERE endpoint = ? AND model = ? AND prompt_tokens IS NOT NULL", (endpoint, model)).fetchall()
+    pattern = template_pattern(template)
+    prompt_chars = prompt_tokens = sentence_chars = completions = firsts = asks = 0
+    for messages_json, attempt, prompt, completion in rows:
+        messages = json.loads(messages_json)
+        prompt_chars += content_chars(messages)
+        prompt_tokens += max(prompt - TEMPLATE_TOKENS, 1)
+        match = pattern.fullmatch(messages[-1]["content"])
+        if match is None or completion is None:
+            continue  # a judge's request, or another prompt
+        sentence = match.group("sentence")
+        asks += 1
+        firsts += attempt == 0
+        sentence_chars += len(sentence)
+        completions += completion
+    return History(chars_per_token=prompt_chars / prompt_tokens if prompt_tokens else None,
+                   completion_per_char=completions / sentence_chars if sentence_chars else None,
+                   requests_per_item=asks / firsts if firsts else None, answers=asks)
+
+
+def template_pattern(template: str) -> re.Pattern[str]:
+    """A pattern that matches the message `template` makes and captures its sentence (any `{language}`)."""
+    pattern = re.escape(template.rstrip("\n"))
+    pattern = pattern.replace(re.escape("{language}"), ".*?").replace(re.escape("{sentence}"), "(?P<sentence>.*)", 1)
+    return re.compile(pattern, re.DOTALL)
+
+
+@dataclass
+class Estimate:
+    """One dataset and language: what generation (and its judge) will send, and what it costs."""
+
+    dataset: str
+    lang: str
+    items: int
+    stored_items: int
+    requests: float
+    prompt_tokens: float
+    completion_tokens: float
+    judge_requests: float = 0.0
+    judge_prompt_tokens: float = 0.0
+    judge_completion_tokens: float = 0.0
+    cost: float | None = None
+    assumptions: list[str] = field(default_factory=list)
+
+    def row(self) -> dict[str, Any]:
+        """The figures rounded for a table (cost in USD, None without prices)."""
+        data = {key: value for key, value in asdict(self).items() if key != "assumptions"}
+        return {key: round(value) if isinstance(value, float) and key != "cost" else value for key, value in data.items()} | {
+            "cost": None if self.cost is None else round(self.cost, 2)}
+
+
+#: Column headers of the estimate table (Markdown).
+HEADERS = {"dataset": "Dataset", "lang": "Language", "items": "Items", "stored_items": "Answered by the store",
+           "requests": "Requests to send", "prompt_tokens": "Prompt tokens", "completion_tokens": "Completion tokens",
+           "judge_requests": "Judge requests", "judge_prompt_tokens": "Judge prompt tokens",
+           "judge_completion_tokens": "Judge completion tokens", "cost": "Cost (USD)"}
+
+
+def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Settings, store: ResponseStore,
+             prices: dict[str, float | None], judge_template: str | None = None) -> Estimate:
+    """What generating distractors for `items` (id, sentence) in `lang` will send and cost (see the module)."""
+    past = history(Path(store.path), settings.endpoint, settings.model, settings.template)
+    cpt = past.chars_per_token or DEFAULT_CHARS_PER_TOKEN
+    per_item = past.requests_per_item or 1 + DEFAULT_REASK_RATE
+    params = settings.sampling()
+    to_ask = []
+    for _, sentence in items:
+        messages = messages_for(settings.template, lang, sentence)
+        if store.get(request_key(settings.endpoint, settings.model, messages, params, 0)) is None:
+            to_ask.append((sentence, messages))
+    requests = per_item * len(to_ask)
+    prompt = per_item * sum(math.ceil(content_chars(messages) / cpt) + TEMPLATE_TOKENS for _, messages in to_ask)
+    if past.completion_per_char is not None:
+        completion = per_item * sum(past.completion_per_char * len(sentence) for sentence, _ in to_ask)
+    else:
+        completion = per_item * sum(4 * len(sentence) / cpt + ANSWER_OVERHEAD_TOKENS for sentence, _ in to_ask)
+    result = Estimate(dataset, lang, len(items), len(items) - len(to_ask), requests, prompt, completion)
+    source = f"the store's {past.answers} earlier answers of this endpoint and model" if past.answers else "defaults"
+    result.assumptions = [
+        f"{per_item:.2f} requests per item to ask ({'history' if past.requests_per_item else f'default re-ask rate {DEFAULT_REASK_RATE}'}); "
+        f"an item whose first request is stored is replayed whole",
+        f"{cpt:.2f} characters per prompt token ({'history' if past.chars_per_token else 'default'}) + {TEMPLATE_TOKENS} per request",
+        "completion tokens from " + (source if past.completion_per_char is not None
+                                     else f"four sentences as long as the one asked about + {ANSWER_OVERHEAD_TOKENS}"),
+    ]
+    if judge_template is not None:
+        # the judge sees every distractor the rules keep: about four per request answered
+        judged = 4 * requests
+        mean_sentence = sum(len(sentence) for sentence, _ in to_ask) / len(to_ask) if to_ask else 0.0
+        chars = content_chars(judge_messages(judge_template, lang, "", "")) + 2 * mean_sentence
+        result.judge_requests = judged
+        result.judge_prompt_tokens = judged * (math.ceil(chars / cpt) + TEMPLATE_TOKENS)
+        result.judge_completion_tokens = judged * JUDGE_COMPLETION_TOKENS
+        result.assumptions.append(f"the judge asks once per distractor (4 per generation request), {JUDGE_COMPLETION_TOKENS} "
+                                  f"completion token each (at most {JUDGE_MAX_TOKENS})")
+    result.cost = estimated_cost(round(result.prompt_tokens + result.judge_prompt_tokens),
+                                 round(result.completion_tokens + result.judge_completion_tokens), prices)
+    result.assumptions.append("cost at generation.prices" if result.cost is not None
+                              else "no cost: generation.prices is not set")
+    return result
+
+
+def planned_endpoint(generation: dict[str, Any]) -> str:
+    """The endpoint id generation will use (clsd.generate.endpoint.endpoint_id), known without building or
+    starting anything: the base URL, the sha256 of a GGUF file, or the one a PyPI recipe verifies."""
+    if generation["base_url"] is not None:
+        return generation["base_url"].rstrip("/")
+    if generation["local"]["gguf"] is not None:
+        return "gguf:" + sha256_file(Path(generation["local"]["gguf"]).expanduser())
+    return "gguf:" + RECIPES[generation["local"]["recipe"]].weights_sha256
+
+
+def log_lines(found: Estimate) -> list[str]:
+    """The estimate as log lines: the figures, then each assumption."""
+    cost = "no prices set" if found.cost is None else f"USD {found.cost:.2f}"
+    judge = (f"; judge: {found.judge_requests:.0f} requests, {found.judge_prompt_tokens:.0f} prompt tokens"
+             if found.judge_requests else "")
+    return [f"estimate {found.dataset} {found.lang}: {found.items} items, {found.stored_items} answered by the store, "
+            f"{found.requests:.0f} requests to send, {found.prompt_tokens:.0f} prompt and {found.completion_tokens:.0f} "
+            f"completion tokens{judge}; {cost}"] + [f"  assumed: {line}" for line in found.assumptions]
