@@ -1,12 +1,14 @@
-"""Benchmark: what the validation judge costs per 100 distractors on the local llama.cpp default (requests,
-seconds, tokens), and what it says about the default run's distractors (share judged equivalent).
+"""Benchmark: the validation judge per item against per distractor on the local llama.cpp default — what each costs
+per 100 distractors (requests, seconds, prompt and completion tokens) and whether they give the same verdicts.
 
-The distractors are those of the embedded default run (results/validated/sample/*.parquet: run `snakemake
---cores 2` first); the judge asks through the jobs' endpoint factory with a fresh response store, so every
-request is a real one.
+The pairs are the hand-made validation sets (resources/validation/{de,fr,en}.yaml), grouped by target into items
+of up to four distractors; their true verdicts say which distractors keep the meaning (copy, surface_only,
+reorder) and which do not (valid, suspects). Both judges ask through the jobs' endpoint factory with a fresh
+response store, so every request is a real one. A 1.5B model is a weak judge: a strong model must be measured by
+its user (the same script with another endpoint).
 
-Usage: python bench/judge.py [--limit 100]
-Prints and writes bench/results/judge.json.
+Usage: python bench/judge.py [--limit 60]
+Prints and writes bench/results/judge.json (with the CPU it ran on).
 """
 
 from __future__ import annotations
@@ -22,62 +24,90 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
 
-from clsd.core.io import read_table  # noqa: E402
+from clsd.core.provenance import cpu_features  # noqa: E402
 from clsd.generate.endpoint import open_endpoint  # noqa: E402
-from clsd.validate.judge import Judge, judge_settings  # noqa: E402
+from clsd.validate.judge import ItemJudge, Judge, judge_settings  # noqa: E402
+from clsd.validate.precision import hand_made  # noqa: E402
 
 log = logging.getLogger("bench.judge")
 GGUF = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()
+#: True verdicts of a distractor that keeps its target's meaning.
+SAME = {"copy", "surface_only", "reorder"}
 
 
-def pairs(limit: int) -> list[tuple[str, str, str]]:
-    """(lang, target, distractor) of the default run's validated distractors, both languages, first `limit`."""
-    parallel = read_table(ROOT / "results/data/sample/parallel.parquet")
-    rows = []
-    for lang in ("de", "fr"):
-        targets = dict(zip(parallel["id"].to_list(), parallel[lang].to_list()))
-        distractors = read_table(ROOT / f"results/validated/sample/{lang}.parquet")
-        rows += [(lang, targets[i], text) for i, text in distractors.select("id", "text").iter_rows()]
-    return rows[:limit]
+def items(limit: int) -> list[tuple[str, str, list[str], list[bool]]]:
+    """(lang, target, distractors, keeps the meaning) of the hand-made pairs, up to four distractors per target, the
+    first `limit` distractors in all (pairs with a misspelling or another language left out: no judge question)."""
+    found: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+    for lang in ("de", "fr", "en"):
+        for case in hand_made(lang):
+            if case["verdict"] in ("non_word", "wrong_language"):
+                continue
+            group = found.setdefault((lang, case["target"]), [])
+            if len(group) < 4:
+                group.append((case["distractor"], case["verdict"] in SAME))
+    chosen, total = [], 0
+    for (lang, target), group in found.items():
+        if total >= limit:
+            break
+        chosen.append((lang, target, [text for text, _ in group], [same for _, same in group]))
+        total += len(group)
+    return chosen
+
+
+def run(per: str, work: list[tuple[str, str, list[str], list[bool]]], template: str, tmp: Path) -> dict:
+    """Judge every distractor of `work` per item or per distractor; its figures and verdicts."""
+    generation = {"model": "qwen2.5-coder-1.5b-instruct", "base_url": None, "local": {"gguf": str(GGUF), "n_ctx": 2048,
+                  "slots": 1, "server": None}, "store": str(tmp / f"{per}.sqlite"), "seed": None, "concurrency": 1,
+                  "timeout": 300, "retries": 0, "requests_per_minute": None, "answer_format": "json"}
+    with open_endpoint({"generation": generation}, [], 2, None) as endpoint:
+        generator = endpoint.generator(judge_settings(generation, template, endpoint.id, per=per))
+        judges = {lang: (ItemJudge(generator, template, lang, json_answer=True) if per == "item"
+                         else Judge(generator, template, lang)) for lang in ("de", "fr", "en")}
+        endpoint.client()  # the local server starts before the clock does
+        start = time.perf_counter()
+        verdicts = []
+        for lang, target, distractors, _ in work:
+            judge = judges[lang]
+            verdicts += judge(target, distractors) if per == "item" else [judge(target, text) for text in distractors]
+        seconds = time.perf_counter() - start
+    tally, n = generator.tally, len(verdicts)
+    truth = [same for *_, keeps in work for same in keeps]
+    return {
+        "requests": tally.new_responses, "seconds": round(seconds, 1),
+        "per_100_distractors": {"requests": round(100 * tally.new_responses / n, 1), "seconds": round(100 * seconds / n, 1),
+                                "prompt_tokens": round(100 * tally.new_prompt_tokens / n),
+                                "completion_tokens": round(100 * tally.new_completion_tokens / n)},
+        "unclear": sum(v is None for v in verdicts),
+        "right": sum(v is not None and v == same for v, same in zip(verdicts, truth)),
+        "verdicts": verdicts,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=100)
+    parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/judge.json")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
     for noisy in ("httpx", "httpx2", "clsd"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    template = (ROOT / "resources/prompts/judge-v2.txt").read_text(encoding="utf-8")
-    work = pairs(args.limit)
-    verdicts = []
+    work = items(args.limit)
+    n = sum(len(distractors) for _, _, distractors, _ in work)
+    result = {"distractors": n, "items": len(work), "model": "qwen2.5-coder-1.5b-instruct-q4_k_m (llama.cpp, 2 threads)",
+              "cpu": cpu_features()}
     with tempfile.TemporaryDirectory() as tmp:
-        generation = {"model": "qwen2.5-coder-1.5b-instruct", "base_url": None, "local": {"gguf": str(GGUF), "n_ctx": 2048},
-                      "store": str(Path(tmp) / "judge.sqlite"), "seed": None, "concurrency": 1, "timeout": 120, "retries": 0,
-                      "requests_per_minute": None}
-        with open_endpoint({"generation": generation}, [], 2, None) as endpoint:
-            generator = endpoint.generator(judge_settings(generation, template, endpoint.id))
-            judges = {lang: Judge(generator, template, lang) for lang in ("de", "fr")}
-            endpoint.client()  # the local server starts before the clock does
-            start = time.perf_counter()
-            for lang, target, distractor in work:
-                verdicts.append(judges[lang](target, distractor))
-            seconds = time.perf_counter() - start
-    tally = generator.tally
-    per_100 = 100 / len(work)
-    result = {
-        "distractors": len(work), "model": "qwen2.5-coder-1.5b-instruct-q4_k_m (llama.cpp, 2 threads)",
-        "requests": tally.new_responses, "seconds": round(seconds, 1),
-        "per_100_distractors": {"requests": round(tally.new_responses * per_100, 1), "seconds": round(seconds * per_100, 1),
-                                "prompt_tokens": round(tally.new_prompt_tokens * per_100), "completion_tokens": round(tally.new_completion_tokens * per_100)},
-        "judged_equivalent": sum(v is True for v in verdicts), "judged_different": sum(v is False for v in verdicts),
-        "unclear": sum(v is None for v in verdicts),
-    }
-    log.info("judge on %d distractors: %d requests in %.1f s; per 100 distractors %.1f requests, %.1f s; "
-             "equivalent %d, different %d, unclear %d", len(work), result["requests"], seconds,
-             result["per_100_distractors"]["requests"], result["per_100_distractors"]["seconds"],
-             result["judged_equivalent"], result["judged_different"], result["unclear"])
+        for per, prompt in (("distractor", "judge-v2.txt"), ("item", "judge-item-v1.txt")):
+            template = (ROOT / "resources/prompts" / prompt).read_text(encoding="utf-8")
+            result[per] = run(per, work, template, Path(tmp))
+            figures = result[per]["per_100_distractors"]
+            log.info("per %s: %d requests in %.1f s; per 100 distractors %.1f requests, %.1f s, %d prompt and %d "
+                     "completion tokens; %d of %d right, %d unclear", per, result[per]["requests"], result[per]["seconds"],
+                     figures["requests"], figures["seconds"], figures["prompt_tokens"], figures["completion_tokens"],
+                     result[per]["right"], n, result[per]["unclear"])
+    pairs = list(zip(result["item"].pop("verdicts"), result["distractor"].pop("verdicts")))
+    result["same_verdict"] = sum(a == b for a, b in pairs)
+    log.info("the two judges agree on %d of %d distractors", result["same_verdict"], n)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log.info("saved %s", args.out)

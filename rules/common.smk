@@ -206,8 +206,10 @@ def judge_prompt_input():
 
 
 def generation_validation():
-    """What generation needs from the validation settings."""
-    return {key: config["validation"][key] for key in ("rules", "judge")}
+    """What generation needs from the validation settings (how the judge asks, only when it is on)."""
+    validation = config["validation"]
+    keys = ("rules", "judge", "judge_per") if validation["judge"] else ("rules", "judge")
+    return {key: validation[key] for key in keys}
 
 
 def validation_params(wildcards):
@@ -260,7 +262,7 @@ def generation_settings():
 def judge_settings():
     """What the judge's requests depend on (clsd.validate.judge.judge_request_settings): not the generation
     prompt, temperature or attempts."""
-    return judge_request_settings(config["generation"])
+    return judge_request_settings(config["generation"], config["validation"]["judge_per"])
 
 
 # ---- translation -----------------------------------------------------------------------------------------------

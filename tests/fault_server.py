@@ -7,8 +7,9 @@ Retry-After), 500, hang (answer after the client's timeout), malformed (invalid 
 (the refused API key in the message), length (cut at max_tokens), malformed_json (an answer that is half a JSON
 object). A request with `response_format` gets the JSON object of four strings instead of a numbered list (the
 plan's faults applied to it: three strings, numbered strings for preamble, a cut object). Judge
-requests ("Do these two ... sentences have the same meaning?") are answered "Yes." when sentence B contains
-one of `equivalent`, else "No.".
+requests ("Do these two ... sentences have the same meaning?") are answered 1 when sentence B contains one of
+`equivalent`, else 0; per-item judge requests ("Does each numbered ...") get one such digit per numbered
+distractor (a JSON array when the request asks for JSON).
 
 Run as a program it stands in for llama.cpp's llama-server (`python fault_server.py --port N [--latency S]`;
 the server's other arguments are accepted and ignored) and answers every request "ok". `job_config` is the
@@ -133,6 +134,8 @@ class FaultServer:
         content = body["messages"][-1]["content"]
         if content.startswith("Do these two"):
             return self._judge(body, content)
+        if content.startswith("Does each numbered"):
+            return self._judge_item(body, content)
         language = "German" if "Answer in German!" in content else "French"
         sentence = content.split("\n", 1)[1].strip()
         with self._lock:
@@ -200,6 +203,17 @@ class FaultServer:
             self.seen.append(Seen(time.monotonic(), distractor, "judge", ""))
         same = any(fragment in distractor for fragment in self.equivalent)
         return self._answer(body, "1" if same else "0")
+
+    def _judge_item(self, body: dict, content: str) -> web.Response:
+        """The per-item judge: one verdict per numbered distractor (a JSON array when asked for one); each
+        distractor is recorded as judged."""
+        distractors = re.findall(r"^\d+\. (.*)$", content.split("Reference: ", 1)[1], flags=re.MULTILINE)
+        with self._lock:
+            self.seen.extend(Seen(time.monotonic(), distractor, "judge", "") for distractor in distractors)
+        same = [int(any(fragment in distractor for fragment in self.equivalent)) for distractor in distractors]
+        if body.get("response_format"):
+            return self._answer(body, json.dumps({"verdicts": same}))
+        return self._answer(body, "\n".join(f"{i}. {verdict}" for i, verdict in enumerate(same, 1)))
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ CONFIG_CASES = {
     ),
     "a judge template without the distractor": (
         [("validation.judge", True), ("validation.judge_prompt", "{tmp}/no_sentence.txt")],
-        "config key validation.judge_prompt: template '{tmp}/no_sentence.txt' lacks the placeholder(s) {target}, {distractor}",
+        "config key validation.judge_prompt: template '{tmp}/no_sentence.txt' lacks the placeholder(s) {target}, {distractors}",
     ),
     "min_words on a published CSV": (
         [("datasets.s.select", {"min_words": 12})],

@@ -203,9 +203,12 @@ def test_sha256_pins_are_validated_and_pivot_csv_takes_one():
 def test_validation_defaults_and_the_judge_prompt(tmp_path):
     config = cfg.validate(MINIMAL)
     prompt = config["validation"].pop("judge_prompt")
-    assert config["validation"] == {"rules": True, "judge": False, "apply_to_published": False, "examples": 3}
+    assert config["validation"] == {"rules": True, "judge": False, "judge_per": "item", "apply_to_published": False,
+                                    "examples": 3}
     # the shipped prompt, named relative to the working folder: a moved copy of a run names the same file
-    assert not Path(prompt).is_absolute() and Path(prompt).resolve() == ROOT / "resources/prompts/judge-v2.txt"
+    assert not Path(prompt).is_absolute() and Path(prompt).resolve() == ROOT / "resources/prompts/judge-item-v1.txt"
+    per_distractor = cfg.validate(with_change(["validation"], {"judge_per": "distractor"}))["validation"]["judge_prompt"]
+    assert Path(per_distractor).resolve() == ROOT / "resources/prompts/judge-v2.txt"
     assert cfg.validate(with_change(["validation"], {"judge": True}))["validation"]["judge"]  # the shipped prompt, any workdir
     with pytest.raises(InputError, match=r"config key validation\.judge_prompt: template .*nope\.txt' not found"):
         cfg.validate(with_change(["validation"], {"judge": True, "judge_prompt": str(tmp_path / "nope.txt")}))

@@ -3,6 +3,7 @@ and from a real SQLite store's history, and the rule that writes it without cont
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
@@ -59,13 +60,19 @@ def test_the_store_answers_are_free_and_its_history_replaces_the_defaults(tmp_pa
 
 
 def test_the_judge_adds_four_requests_per_generation_request(tmp_path):
-    found = estimate.estimate("d", "fr", ITEMS, SETTINGS, ResponseStore(tmp_path / "s.sqlite"), PRICES,
-                              judge_template="Same meaning in {language}? {target} / {distractor}")
+    store = ResponseStore(tmp_path / "s.sqlite")
+    found = estimate.estimate("d", "fr", ITEMS, SETTINGS, store, PRICES,
+                              judge=("Same meaning in {language}? {target} / {distractor}", "distractor"))
     assert found.judge_requests == pytest.approx(4 * found.requests)
-    assert found.judge_completion_tokens == pytest.approx(found.judge_requests * estimate.JUDGE_COMPLETION_TOKENS)
+    assert found.judge_completion_tokens == pytest.approx(found.judge_requests * 1)
     assert found.judge_prompt_tokens > found.judge_requests * estimate.TEMPLATE_TOKENS
     lines = estimate.log_lines(found)
     assert lines[0].startswith("estimate d fr: 3 items, 0 answered by the store, 4 requests to send") and "judge: 16 requests" in lines[0]
+    # per item: one judge request per generation answer, about all four distractors
+    per_item = estimate.estimate("d", "fr", ITEMS, SETTINGS, store, PRICES,
+                                 judge=("Same in {language}? {target}\n{distractors}", "item"))
+    assert per_item.judge_requests == pytest.approx(found.requests)
+    assert per_item.judge_prompt_tokens < found.judge_prompt_tokens / 2
 
 
 def test_without_prices_there_is_no_cost_and_the_table_says_why(tmp_path):
@@ -78,10 +85,9 @@ def test_the_endpoint_is_named_without_starting_anything(tmp_path):
     gguf = tmp_path / "m.gguf"
     gguf.write_bytes(b"GGUF")
     local = {"base_url": None, "local": {"gguf": str(gguf), "recipe": "qwen2.5-coder-1.5b-instruct-q4_k_m"}}
-    assert estimate.planned_endpoint(local).startswith("gguf:") and len(estimate.planned_endpoint(local)) == 69
-    assert estimate.planned_endpoint({**local, "local": {**local["local"], "gguf": None}}) == (
-        "gguf:cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046")
-    assert estimate.planned_endpoint({**local, "base_url": "https://api.example.org/v1/"}) == "https://api.example.org/v1"
+    assert estimate.planned_endpoint(local, None) == "gguf:" + hashlib.sha256(b"GGUF").hexdigest()
+    assert estimate.planned_endpoint({**local, "local": {**local["local"], "gguf": None}}, "ab" * 32) == "gguf:" + "ab" * 32
+    assert estimate.planned_endpoint({**local, "base_url": "https://api.example.org/v1/"}, None) == "https://api.example.org/v1"
 
 
 @pytest.mark.workflow

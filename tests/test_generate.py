@@ -301,8 +301,14 @@ def test_request_settings_are_exactly_what_requests_depend_on(tmp_path):
     assert all(judge_request_settings(generation) == judge_request_settings(base) for generation in judge_unchanged)
     judge_rerun = [changed(model="other"), changed(base_url="https://other.example.org/v1"), changed(base_url=None), changed(seed=7)]
     assert all(judge_request_settings(generation) != judge_request_settings(base) for generation in judge_rerun)
-    judged = judge_settings(base, JUDGE_TEMPLATE, "e")
-    assert judge_request_settings(base).items() >= (judged.sampling() | {"model": judged.model}).items()
+    for per in ("item", "distractor"):
+        judged = judge_settings(base, JUDGE_TEMPLATE, "e", per=per)
+        assert judge_request_settings(base, per).items() >= (judged.sampling() | {"model": judged.model}).items()
+    assert judge_request_settings(base, "item") != judge_request_settings(base, "distractor")
+    # per item, the answer's JSON schema is sent only with answer_format json
+    other_format = changed(answer_format="numbered" if base["answer_format"] == "json" else "json")
+    assert judge_request_settings(other_format, "item") != judge_request_settings(base, "item")
+    assert judge_request_settings(other_format, "distractor") == judge_request_settings(base, "distractor")
 
 
 LATER_STAGES = ("validate", "translate", "embed", "score", "analysis", "report", "mteb_task")

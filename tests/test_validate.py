@@ -17,7 +17,7 @@ from clsd.generate.client import Completion
 from clsd.generate.store import ResponseStore
 from clsd.validate import precision
 from clsd.validate import report as validation_report
-from clsd.validate.judge import verdict
+from clsd.validate.judge import ItemJudge, item_format, item_verdicts, verdict
 from clsd.validate.lexicon import Lexicon, checked_word, lexicon, unknown_words
 from clsd.validate.rules import SUSPECT, Validator, rule_verdict
 from clsd.validate.tokens import forms, tokens
@@ -276,6 +276,61 @@ def test_validator_applies_rules_before_the_judge_and_counts_unclear_answers():
     assert Validator("fr", rules=False).reason(FR, FR.upper()) is None
 
 
+@pytest.mark.parametrize(("answer", "n", "expected"), [
+    ('{"verdicts": [0, 1, 0, 0]}', 4, [False, True, False, False]),
+    ("1. 0\n2. 1\n3. 0\n4. 0", 4, [False, True, False, False]),
+    ("1) 1\n2) **0**\n3) 0", 3, [True, False, False]),
+    ("0 1 0 0", 4, [False, True, False, False]),
+    ('{"verdicts": [0, 1, 0]}', 4, None),  # three verdicts for four distractors: which one is missing?
+    ("1. 0\n2. 1\n3. 0", 4, None),
+    ("Sentences 2 and 4 keep the meaning.", 4, None),  # garbage: no verdict per distractor
+    ('{"verdicts": [0, 2, 0, 0]}', 4, None),
+    ("", 1, None),
+])
+def test_a_per_item_judge_answer_holds_one_verdict_per_distractor_or_none(answer, n, expected):
+    assert item_verdicts(answer, n) == expected
+
+
+def test_a_per_item_judge_asks_once_about_the_distractors_the_rules_kept():
+    asked = []
+
+    def judge_item(target: str, distractors: list[str]) -> list[bool | None]:
+        asked.append(distractors)
+        return [{"Same": True, "Other": False}.get(text.split()[0]) for text in distractors]
+
+    validator = Validator("fr", judge_item=judge_item)
+    texts = [FR.upper(), "Same " + FR, "Other " + FR, "Unclear " + FR]
+    assert validator.reasons(FR, texts) == ["copy", "judged_equivalent", None, None]
+    assert asked == [texts[1:]] and validator.unclear["judge_unclear"] == 1  # one request, the copy left out
+    assert validator.reasons(FR, [FR.upper()]) == ["copy"] and len(asked) == 1  # nothing kept: no request
+
+
+def test_per_item_verdicts_are_stored_and_replayed_and_an_unreadable_answer_is_unusable(tmp_path):
+    from clsd.generate.endpoint import Endpoint
+    from clsd.generate.client import ChatClient
+    from fault_server import FaultServer
+
+    generation = {"model": "fault", "answer_format": "json", "seed": None, "concurrency": 1}
+    store = ResponseStore(tmp_path / "store.sqlite")
+    template = (ROOT / "resources/prompts/judge-item-v1.txt").read_text(encoding="utf-8")
+    distractors = [FR.replace("deux", "trois"), FR.replace("ancien", "nouveau")]
+    with FaultServer() as server:
+        server.equivalent = ("nouveau",)
+        connect = lambda: ChatClient(base_url=server.base_url, api_key="k", timeout=5, retries=0, requests_per_minute=None)
+        endpoint = Endpoint(generation, "e", store, connect)
+        judge = ItemJudge.asking(endpoint, template, "fr", dataset="d")
+        assert judge(FR, distractors) == [False, True] and len(server.seen) == 2  # two distractors, one request
+        assert ItemJudge.asking(endpoint, template, "fr", dataset="d")(FR, distractors) == [False, True]
+        assert len(server.seen) == 2  # replayed from the store
+    (row,) = [store.get(key) for key in store_keys(store)]
+    assert row.usable is True and row.params["response_format"] == item_format(2) and row.params["max_tokens"] == 64
+    assert item_verdicts(row.text, 2) == [False, True]
+
+
+def store_keys(store: ResponseStore) -> list[str]:
+    return [key for (key,) in store._db.execute("SELECT key FROM responses")]
+
+
 def test_report_says_what_happened_to_each_distractor_and_counts_suspects():
     targets = {0: FR, 1: "Nantes a battu Bordeaux samedi."}
     distractors = pl.DataFrame({
@@ -283,7 +338,7 @@ def test_report_says_what_happened_to_each_distractor_and_counts_suspects():
         "text": [FR.replace("deux", "trois"), FR.replace("condamné", "condamnné"), FR.upper(),
                  FR.replace("deux", "cinq"), "Bordeaux a battu Nantes samedi."],
     })
-    flagged = validation_report.flag(distractors, targets, Validator("fr").check)
+    flagged = validation_report.flag(distractors, targets, Validator("fr").check_item)
     assert flagged["flag"].to_list() == [None, "non_word", "copy", None, None]
     assert flagged["note"].to_list() == [None, None, None, None, SUSPECT]
     assert flagged["detail"].to_list() == [None, "condamnné", None, None, None]
@@ -332,7 +387,7 @@ def test_a_whole_sentence_re_cased_is_a_copy_and_a_repeated_distractor_a_duplica
     other = de.replace("morgen", "heute")
     distractors = pl.DataFrame({"id": [0, 0, 0, 0, 1], "lang": ["de"] * 5, "k": [1, 2, 3, 4, 1],
                                 "text": [other, other.replace("heute", "übermorgen"), other + " ", de.upper(), other]})
-    flagged = validation_report.flag(distractors, {0: de, 1: de}, validator.check)
+    flagged = validation_report.flag(distractors, {0: de, 1: de}, validator.check_item)
     # the third repeats the first (up to spacing): an item needs four different distractors; item 1 is another item
     assert flagged["flag"].to_list() == [None, None, "duplicate", "copy", None]
     assert validation_report.removed_items(flagged) == [
@@ -343,7 +398,7 @@ def test_an_item_with_a_copy_is_never_scored_even_in_a_flagged_published_set():
     fr = "Le tribunal a condamné l'ancien maire à deux ans de prison."
     distractors = pl.DataFrame({"id": [0] * 4 + [1] * 4, "lang": ["fr"] * 8, "k": [1, 2, 3, 4] * 2,
                                 "text": [fr] * 4 + [fr.replace("deux", w) for w in ("trois", "cinq", "dix")] + [fr.replace("condamné", "condamnné")]})
-    flagged = validation_report.flag(distractors, {0: fr, 1: fr}, Validator("fr").check)
+    flagged = validation_report.flag(distractors, {0: fr, 1: fr}, Validator("fr").check_item)
     kept, removed = validation_report.kept_and_removed(flagged, validation_report.action("from_source", False))
     # item 0 (four copies) is left out, with the reason Table 2's footnote gives; item 1 keeps its flagged non-word
     assert removed == [{"id": 0, "lang": "fr", "reason": validation_report.COPY_LEFT_OUT}]

@@ -24,7 +24,8 @@ from clsd.embed.model_store import RECIPES
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "workflow" / "schemas" / "config.schema.yaml"
-JUDGE_PROMPT = "resources/prompts/judge-v2.txt"
+#: The shipped judge prompts, by `validation.judge_per`.
+JUDGE_PROMPTS = {"item": "resources/prompts/judge-item-v1.txt", "distractor": "resources/prompts/judge-v2.txt"}
 
 
 def _with_defaults(validator_class: type) -> type:
@@ -107,7 +108,7 @@ def check(config: dict[str, Any]) -> None:
         model.setdefault("label", name)
         check_model(name, model)
     if config["validation"]["judge_prompt"] is None:
-        config["validation"]["judge_prompt"] = JUDGE_PROMPT
+        config["validation"]["judge_prompt"] = JUDGE_PROMPTS[config["validation"]["judge_per"]]
     config["validation"]["judge_prompt"] = resource(config["validation"]["judge_prompt"])
     config["generation"]["prompt"] = resource(config["generation"]["prompt"])
     check_unique_labels(config)
@@ -208,7 +209,8 @@ def check_generation(config: dict[str, Any]) -> None:
     if llm_datasets(config):
         check_template(generation["prompt"], "generation.prompt", ("{language}", "{sentence}"))
     if config["validation"]["judge"]:
-        check_template(config["validation"]["judge_prompt"], "validation.judge_prompt", ("{language}", "{target}", "{distractor}"))
+        placeholder = "{distractors}" if config["validation"]["judge_per"] == "item" else "{distractor}"
+        check_template(config["validation"]["judge_prompt"], "validation.judge_prompt", ("{language}", "{target}", placeholder))
     check_store_path(generation["store"], "config key generation.store")
     if generation["base_url"] is not None:
         check_url(generation["base_url"], "config key generation.base_url")

@@ -19,7 +19,7 @@ from clsd.core.languages import language
 from clsd.generate import estimate, llm
 from clsd.generate.endpoint import open_endpoint
 from clsd.generate.settings import generation_settings
-from clsd.validate.judge import Judge
+from clsd.validate import judge as judges
 from clsd.validate.rules import Validator
 
 logs.to_file(snakemake.log[0])
@@ -33,12 +33,14 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
     origin = {"dataset": dataset, "run": endpoint.start_run(dataset, lang), "reask_unusable": generation["reask_unusable"]}
     judge = None
     if validation["judge"]:
-        judge = Judge.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang, **origin)
+        judge = judges.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang,
+                              snakemake.config["validation"]["judge_per"], **origin)
     settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id,
                                    endpoint.concurrency)
-    generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], judge=judge), lang=lang, **origin)
+    generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], **judges.validator_judge(judge)),
+                                   lang=lang, **origin)
     planned = estimate.estimate(dataset, lang, items, settings, endpoint.store, generation["prices"],
-                                judge.template if judge else None)
+                                (judge.template, snakemake.config["validation"]["judge_per"]) if judge else None)
     for line in estimate.log_lines(planned):
         logging.info(line)
     table, report = llm.generate(items, lang, generator, generation["prices"], snakemake.params.label,

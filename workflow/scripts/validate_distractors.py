@@ -20,7 +20,7 @@ from clsd.core.languages import language
 from clsd.generate import llm
 from clsd.generate.endpoint import open_endpoint
 from clsd.validate import report as validation_report
-from clsd.validate.judge import Judge
+from clsd.validate import judge as judges
 from clsd.validate.rules import Validator
 from clsd.validate.verdicts import SUSPECTS
 
@@ -38,10 +38,10 @@ with ExitStack() as stack:
     judge = None
     if settings["judge"]:
         endpoint = stack.enter_context(open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, snakemake.log[0]))
-        judge = Judge.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang,
-                             dataset=snakemake.wildcards.dataset)
-    validator = Validator(lang, rules=settings["rules"], judge=judge)
-    flagged = validation_report.flag(distractors, targets, validator.check)
+        judge = judges.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang,
+                              snakemake.config["validation"]["judge_per"], dataset=snakemake.wildcards.dataset)
+    validator = Validator(lang, rules=settings["rules"], **judges.validator_judge(judge))
+    flagged = validation_report.flag(distractors, targets, validator.check_item)
 
 report = validation_report.summary(flagged, targets, meta.get("rejected", []), act, validation_report.MAX_EXAMPLES)
 report |= {"dataset": snakemake.wildcards.dataset, "lang": lang, "language": language(lang).name, "kind": snakemake.params.kind,

@@ -25,11 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from clsd.core.io import sha256_file
-from clsd.embed.model_store import RECIPES
+from clsd.core.languages import language
 from clsd.generate.llm import estimated_cost, messages_for
-from clsd.generate.settings import Settings
+from clsd.generate.settings import N_SENTENCES, Settings
 from clsd.generate.store import ResponseStore, request_key
-from clsd.validate.judge import JUDGE_MAX_TOKENS, judge_messages
 
 #: Characters per prompt token without a history: OpenAI's rule of thumb for English (German and French run
 #: somewhat fewer characters per token, other scripts far fewer: the history replaces it after a first run).
@@ -41,8 +40,8 @@ TEMPLATE_TOKENS = 8
 DEFAULT_REASK_RATE = 0.33
 #: Tokens around four sentences in an answer (JSON keys and quotes, or numbering).
 ANSWER_OVERHEAD_TOKENS = 16
-#: The judge's answer without a history: one digit (its request allows JUDGE_MAX_TOKENS).
-JUDGE_COMPLETION_TOKENS = 1
+#: The judge's answer: one digit per distractor asked about, and per item their numbers or JSON around them.
+JUDGE_COMPLETION_TOKENS = {"distractor": 1, "item": 16}
 
 
 @dataclass(frozen=True)
@@ -126,8 +125,9 @@ HEADERS = {"dataset": "Dataset", "lang": "Language", "items": "Items", "stored_i
 
 
 def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Settings, store: ResponseStore,
-             prices: dict[str, float | None], judge_template: str | None = None) -> Estimate:
-    """What generating distractors for `items` (id, sentence) in `lang` will send and cost (see the module)."""
+             prices: dict[str, float | None], judge: tuple[str, str] | None = None) -> Estimate:
+    """What generating distractors for `items` (id, sentence) in `lang` will send and cost (see the module); `judge`
+    is the judge's template and whether it asks per item or per distractor, when it is on."""
     past = history(Path(store.path), settings.endpoint, settings.model, settings.template)
     cpt = past.chars_per_token or DEFAULT_CHARS_PER_TOKEN
     per_item = past.requests_per_item or 1 + DEFAULT_REASK_RATE
@@ -152,16 +152,17 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
         "completion tokens from " + (source if past.completion_per_char is not None
                                      else f"four sentences as long as the one asked about + {ANSWER_OVERHEAD_TOKENS}"),
     ]
-    if judge_template is not None:
-        # the judge sees every distractor the rules keep: about four per request answered
-        judged = 4 * requests
+    if judge is not None:
+        template, per = judge
+        # the judge sees every distractor the rules keep: about four per generation answer, in one request per item
         mean_sentence = sum(len(sentence) for sentence, _ in to_ask) / len(to_ask) if to_ask else 0.0
-        chars = content_chars(judge_messages(judge_template, lang, "", "")) + 2 * mean_sentence
-        result.judge_requests = judged
-        result.judge_prompt_tokens = judged * (math.ceil(chars / cpt) + TEMPLATE_TOKENS)
-        result.judge_completion_tokens = judged * JUDGE_COMPLETION_TOKENS
-        result.assumptions.append(f"the judge asks once per distractor (4 per generation request), {JUDGE_COMPLETION_TOKENS} "
-                                  f"completion token each (at most {JUDGE_MAX_TOKENS})")
+        asked = 1 + (N_SENTENCES if per == "item" else 1)  # the target and the distractors of one request
+        chars = len(re.sub(r"\{\w+\}", "", template)) + len(language(lang).name) + asked * (mean_sentence + 4)
+        result.judge_requests = requests * (1 if per == "item" else N_SENTENCES)
+        result.judge_prompt_tokens = result.judge_requests * (math.ceil(chars / cpt) + TEMPLATE_TOKENS)
+        result.judge_completion_tokens = result.judge_requests * JUDGE_COMPLETION_TOKENS[per]
+        result.assumptions.append(f"the judge asks once per {per} ({N_SENTENCES} distractors per generation answer), "
+                                  f"{JUDGE_COMPLETION_TOKENS[per]} completion tokens per request")
     result.cost = estimated_cost(round(result.prompt_tokens + result.judge_prompt_tokens),
                                  round(result.completion_tokens + result.judge_completion_tokens), prices)
     result.assumptions.append("cost at generation.prices" if result.cost is not None
@@ -169,14 +170,14 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
     return result
 
 
-def planned_endpoint(generation: dict[str, Any]) -> str:
+def planned_endpoint(generation: dict[str, Any], recipe_sha256: str | None) -> str:
     """The endpoint id generation will use (clsd.generate.endpoint.endpoint_id), known without building or
-    starting anything: the base URL, the sha256 of a GGUF file, or the one a PyPI recipe verifies."""
+    starting anything: the base URL, the sha256 of a GGUF file, or `recipe_sha256`, the one a PyPI recipe verifies."""
     if generation["base_url"] is not None:
         return generation["base_url"].rstrip("/")
     if generation["local"]["gguf"] is not None:
         return "gguf:" + sha256_file(Path(generation["local"]["gguf"]).expanduser())
-    return "gguf:" + RECIPES[generation["local"]["recipe"]].weights_sha256
+    return f"gguf:{recipe_sha256}"
 
 
 def log_lines(found: Estimate) -> list[str]:

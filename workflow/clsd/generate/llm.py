@@ -41,10 +41,10 @@ SIGNAL_POLL_S = 0.2  # the longest the main thread waits for workers before it l
 
 
 class Validator(Protocol):
-    """What generation asks of a validator (clsd.validate.rules.Validator is one): why a distractor of `target` is
-    rejected, or None when it is valid."""
+    """What generation asks of a validator (clsd.validate.rules.Validator is one): why each new distractor of
+    `target` is rejected, or None when it is valid (one call per answer: a judge may ask about all of them at once)."""
 
-    def reason(self, target: str, distractor: str) -> str | None: ...
+    def reasons(self, target: str, distractors: list[str]) -> list[str | None]: ...
 
 
 def messages_for(template: str, lang: str, sentence: str) -> list[dict[str, str]]:
@@ -138,16 +138,17 @@ class Generator:
             self._client.stop()
 
     def response(self, messages: list[dict[str, str]], attempt: int, *, lang: str | None = None,
-                 usable: Callable[[str], bool] | None = None) -> Response:
+                 usable: Callable[[str], bool] | None = None, extra: dict[str, Any] | None = None) -> Response:
         """The stored response of this request, or a new one, stored before anything parses it.
 
-        `usable(text)` (default: the generator's own) marks the answer usable or not in the store. Identical
+        `usable(text)` (default: the generator's own) marks the answer usable or not in the store; `extra` adds
+        parameters of this request (the per-item judge's response format) to the settings' sampling. Identical
         requests in flight at the same time (repeated sentences) are sent once: later callers wait for the first
         one's response.
         """
         usable = usable or self.usable
         lang = lang or self.lang
-        params = self.settings.sampling()
+        params = self.settings.sampling() | (extra or {})
         key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
         stored = self._reusable(key, usable, lang)
         if stored is not None:
@@ -229,16 +230,20 @@ class Generator:
             outcome.rejects.update(reason for _, reason in parsed.rejected)
             if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list and self.settings.answer_format == "numbered":
                 outcome.rejects["short_answer"] += 1  # the list held fewer than four (a JSON answer always holds four)
+            new: list[str] = []
             for text in parsed.accepted:
-                if len(outcome.distractors) == N_DISTRACTORS or normalise(text, lang) in {normalise(d, lang) for d in outcome.distractors}:
-                    continue
-                reason = self.validator.reason(sentence, text) if self.validator else None
+                if normalise(text, lang) not in {normalise(d, lang) for d in outcome.distractors + new}:
+                    new.append(text)
+            # every new sentence is checked at once (a per-item judge asks about all of them in one request); the
+            # valid ones fill the free places in answer order
+            reasons = self.validator.reasons(sentence, new) if self.validator and new else [None] * len(new)
+            for text, reason in zip(new, reasons):
                 if reason is not None:
                     outcome.rejects[reason] += 1
                     outcome.rejected.append((text, reason))
-                    continue
-                outcome.distractors.append(text)
-                outcome.keys.append(response.key)
+                elif len(outcome.distractors) < N_DISTRACTORS:
+                    outcome.distractors.append(text)
+                    outcome.keys.append(response.key)
             if len(outcome.distractors) == N_DISTRACTORS:
                 return outcome
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"

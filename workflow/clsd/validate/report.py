@@ -24,12 +24,20 @@ def action(kind: str, apply_to_published: bool) -> str:
     return ACTIONS.get(kind, "removed" if apply_to_published else "flagged")
 
 
-def flag(distractors: pl.DataFrame, targets: dict[int, str], check: Callable[[str, str], Verdict]) -> pl.DataFrame:
+def flag(distractors: pl.DataFrame, targets: dict[int, str], check_item: Callable[[str, list[str]], list[Verdict]]) -> pl.DataFrame:
     """The distractor rows with `flag` (the reason a distractor is invalid, null when valid), `note`
     (reorder_suspect for a kept reorder the rules cannot prove harmless) and `detail` (the unknown words of a
-    non_word, the other language of a wrong_language). A distractor equal (up to case, spacing and final
-    punctuation) to an earlier valid one of the same item is `duplicate`: an item needs four different ones."""
-    verdicts = [check(targets[item], text) for item, text in distractors.select("id", "text").iter_rows()]
+    non_word, the other language of a wrong_language), checked item by item (a per-item judge asks once per item
+    and language). A distractor equal (up to case, spacing and final punctuation) to an earlier valid one of the
+    same item is `duplicate`: an item needs four different ones."""
+    rows: dict[tuple[int, str], list[int]] = {}
+    for row, (item, lang) in enumerate(distractors.select("id", "lang").iter_rows()):
+        rows.setdefault((item, lang), []).append(row)
+    texts = distractors["text"].to_list()
+    verdicts: list[Verdict] = [Verdict()] * distractors.height
+    for (item, _), members in rows.items():
+        for row, found in zip(members, check_item(targets[item], [texts[row] for row in members])):
+            verdicts[row] = found
     seen: dict[tuple[int, str], set[str]] = {}
     for row, (item, lang, text) in enumerate(distractors.select("id", "lang", "text").iter_rows()):
         key, earlier = normalise(text, lang), seen.setdefault((item, lang), set())

@@ -76,16 +76,18 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None) -
 class Validator:
     """Rule checks, then (optionally) the judge, for distractors in language `lang`.
 
-    `check(target, distractor)` gives the full Verdict; `reason(target, distractor)` only its rejection reason
-    (None for a valid distractor: a suspect is valid, so generation never re-asks it). `judge(target,
-    distractor)` answers True when the two sentences mean the same, False when they differ and None when its
-    answer cannot be read (counted as `judge_unclear`, the distractor is kept). The judge sees every distractor
-    the rules keep, suspects included.
+    `check_item(target, distractors)` gives the full Verdict of each distractor of one item; `reasons(target,
+    distractors)` only their rejection reasons (None for a valid distractor: a suspect is valid, so generation
+    never re-asks it). The judge sees every distractor the rules keep, suspects included: `judge_item(target,
+    distractors)` in one request per item, or `judge(target, distractor)` once per distractor; each answers True when
+    a distractor means the same as the target, False when it differs and None when its answer cannot be read
+    (counted as `judge_unclear`, the distractor is kept).
     """
 
     lang: str
     rules: bool = True
     judge: Callable[[str, str], bool | None] | None = None
+    judge_item: Callable[[str, list[str]], list[bool | None]] | None = None
     unclear: Counter = field(default_factory=Counter)
 
     @property
@@ -94,16 +96,28 @@ class Validator:
         lex = lexicon(self.lang) if self.rules else None
         return lex.name if lex is not None else None
 
+    def check_item(self, target: str, distractors: list[str]) -> list[Verdict]:
+        verdicts = [rule_verdict(target, text, self.lang, lexicon(self.lang)) if self.rules else Verdict()
+                    for text in distractors]
+        kept = [i for i, found in enumerate(verdicts) if found.reason is None]
+        if not kept or (self.judge is None and self.judge_item is None):
+            return verdicts
+        if self.judge_item is not None:
+            same = self.judge_item(target, [distractors[i] for i in kept])
+        else:
+            same = [self.judge(target, distractors[i]) for i in kept]
+        for i, answer in zip(kept, same):
+            if answer is None:
+                self.unclear["judge_unclear"] += 1
+            elif answer:
+                verdicts[i] = Verdict(JUDGE_REASON, note=verdicts[i].note)
+        return verdicts
+
     def check(self, target: str, distractor: str) -> Verdict:
-        verdict = rule_verdict(target, distractor, self.lang, lexicon(self.lang)) if self.rules else Verdict()
-        if verdict.reason is not None or self.judge is None:
-            return verdict
-        same = self.judge(target, distractor)
-        if same is None:
-            self.unclear["judge_unclear"] += 1
-        elif same:
-            return Verdict(JUDGE_REASON, note=verdict.note)
-        return verdict
+        return self.check_item(target, [distractor])[0]
+
+    def reasons(self, target: str, distractors: list[str]) -> list[str | None]:
+        return [found.reason for found in self.check_item(target, distractors)]
 
     def reason(self, target: str, distractor: str) -> str | None:
         return self.check(target, distractor).reason
