@@ -32,6 +32,7 @@ wildcard_constraints:
     lang="[a-z]{2,3}",
 
 
+include: "rules/annotation.smk"
 include: "rules/data.smk"
 include: "rules/generate.smk"
 include: "rules/validate.smk"
@@ -45,5 +46,5 @@ include: "rules/report.smk"
 rule all:
     default_target: True
     input:
-        final_targets(),
+        final_targets() + annotation_targets(),
     localrule: True
