@@ -76,3 +76,6 @@ def test_sheet_verdicts_report_and_apply_rescore_table2(tmp_path):
     card = (tmp_path / "results/hf/sample/README.md").read_text(encoding="utf-8")
     assert "the 2 distractor(s) they judged same meaning or not a sentence were removed" in card
     assert planned_jobs(tmp_path) == []
+    snakemake(tmp_path, "--report", str(tmp_path / "report.html"))
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "annotation.md" in html and "Wilson interval at the design" in html  # the table, and its caption's method
