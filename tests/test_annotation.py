@@ -36,7 +36,7 @@ def validated_set() -> pl.DataFrame:
 
 def draw(**overrides) -> tuple[pl.DataFrame, str]:
     settings = {"dataset": "s", "lang": "de", "size": 40, "seed": 7, "stratify": ["generator", "verdict"],
-                "min_per_stratum": 5, "path": "validated.parquet"} | overrides
+                "min_per_stratum": 5} | overrides
     return sample.draw(validated_set(), TARGETS, SOURCES, **settings)
 
 
@@ -64,6 +64,13 @@ def test_the_sample_is_reproducible_and_stratified_as_configured():
     assert set(by_verdict["stratum"]) == {f"verdict={v}" for v in ("valid", "surface_only", "non_word", "reorder_suspect")}
     whole, _ = draw(stratify=[])
     assert set(whole["stratum"]) == {"all"} and whole["weight"].to_list() == [240 / 40] * 40
+
+
+def test_a_set_without_distractors_gives_an_empty_sample_and_page():
+    drawn, sample_id = sample.draw(validated_set().clear(), TARGETS, SOURCES, dataset="s", lang="de", size=40, seed=7,
+                                   stratify=["generator", "verdict"], min_per_stratum=5)
+    assert drawn.height == 0 and drawn.schema == pl.Schema(sample.SAMPLE_SCHEMA) and len(sample_id) == 16
+    assert '"items": []' in page.render(drawn, sample_id, dataset="s", lang="de", source_lang="fr")
 
 
 def test_allocation_gives_each_stratum_its_floor_then_shares_the_rest():

@@ -12,7 +12,7 @@ from clsd.validate.annotation import review, sheets
 
 logs.to_file(snakemake.log[0])
 verdict_files = keyed(snakemake.input, "verdicts")
-rows, notes = [], [review.METHOD]
+rows, notes = [], [review.METHOD, review.PRESENT_ONLY]
 for (dataset, lang), design_path in keyed(snakemake.input, "design").items():
     design, sample_id = read_table(design_path), read_meta(design_path)["sample_id"]
     names = snakemake.params.annotators[dataset][lang]

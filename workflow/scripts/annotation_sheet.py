@@ -17,8 +17,10 @@ drawn, sample_id = sample.draw(
     dict(zip(parallel["id"].to_list(), parallel[lang].to_list())),
     dict(zip(parallel["id"].to_list(), parallel[source_lang].to_list())),
     dataset=dataset, lang=lang, size=settings["sample"], seed=settings["seed"], stratify=settings["stratify"],
-    min_per_stratum=settings["min_per_stratum"], path=snakemake.input.distractors,
+    min_per_stratum=settings["min_per_stratum"],
 )
+if drawn.height == 0:
+    logging.warning("%s (%s) has no distractor to annotate: its page and sheet are empty", dataset, lang)
 logging.info("sample %s: %d distractors of %s (%s) in %d strata", sample_id, drawn.height, dataset, lang, drawn["stratum"].n_unique())
 Path(snakemake.output.page).write_text(page.render(drawn, sample_id, dataset=dataset, lang=lang, source_lang=source_lang),
                                        encoding="utf-8")

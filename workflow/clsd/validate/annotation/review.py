@@ -19,6 +19,10 @@ METHOD = ("share valid: stratified estimator over the sample's strata, 95% Wilso
           "interval at the design's effective sample size (Kish); precision and recall: weighted domain shares, 95% "
           "Wilson interval at Kish's effective size. An item's value is the share of its annotators (skips left out) "
           "who judged it a different meaning.")
+#: Why a validator verdict may have no row.
+PRESENT_ONLY = ("Rows only for the validator verdicts present in a set: rejects re-asked during generation or removed "
+                "by the rules are not in the validated set, so a flag's precision is measured where its distractors stay "
+                "(published sets, flagged only).")
 
 
 def long_verdicts(files: dict[str, pl.DataFrame]) -> pl.DataFrame:

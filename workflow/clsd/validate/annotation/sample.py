@@ -16,12 +16,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from clsd.core.errors import InputError
 from clsd.core.intervals import identity_rng
 
 #: The keys a sample may be stratified by.
 STRATA_KEYS = ("generator", "verdict")
 VALID = "valid"
+#: The columns of a sample (the design file): what the annotator sees, and the strata and weights they never see.
+SAMPLE_SCHEMA = {"item": pl.String, "id": pl.Int64, "k": pl.Int64, "source": pl.String, "target": pl.String,
+                 "distractor": pl.String, "generator": pl.String, "verdict": pl.String, "stratum": pl.String,
+                 "population": pl.Int64, "drawn": pl.Int64, "weight": pl.Float64}
 
 
 def verdict_column() -> pl.Expr:
@@ -62,12 +65,14 @@ def stratum_of(row: dict[str, Any], keys: list[str]) -> str:
 
 
 def draw(distractors: pl.DataFrame, targets: dict[int, str], sources: dict[int, str], *, dataset: str, lang: str,
-         size: int, seed: int, stratify: list[str], min_per_stratum: int, path: str) -> tuple[pl.DataFrame, str]:
-    """The sample of one validated set (read from `path`) and its sample id. Rows (in a seeded order that says
-    nothing of the strata): item, id, k, source, target, distractor, generator, verdict, stratum, population (N_h),
-    drawn (n_h), weight."""
+         size: int, seed: int, stratify: list[str], min_per_stratum: int) -> tuple[pl.DataFrame, str]:
+    """The sample of one validated set and its sample id. Rows (in a seeded order that says nothing of the strata):
+    item, id, k, source, target, distractor, generator, verdict, stratum, population (N_h), drawn (n_h), weight.
+    A set without distractors (a dataset without items) gives an empty sample."""
+    design = {"dataset": dataset, "lang": lang, "size": size, "seed": seed, "stratify": stratify,
+              "min_per_stratum": min_per_stratum}
     if distractors.height == 0:
-        raise InputError("no distractor left to sample (every one was removed by validation)", path=path)
+        return pl.DataFrame(schema=SAMPLE_SCHEMA), sample_id(design, pl.DataFrame(schema=SAMPLE_SCHEMA))
     frame = (distractors.with_columns(verdict_column()).sort("id", "k")
              .with_columns(pl.struct(stratify or ["id"]).map_elements(lambda r: stratum_of(r, stratify), return_dtype=pl.String)
                            .alias("stratum")))
@@ -86,10 +91,7 @@ def draw(distractors: pl.DataFrame, targets: dict[int, str], sources: dict[int, 
         (pl.col("population") / pl.col("drawn")).alias("weight"),
     )
     order = identity_rng(seed, dataset, lang, "order").permutation(sample.height)
-    sample = sample[order.tolist()].select("item", "id", "k", "source", "target", "distractor", "generator", "verdict",
-                                           "stratum", "population", "drawn", "weight")
-    design = {"dataset": dataset, "lang": lang, "size": size, "seed": seed, "stratify": stratify,
-              "min_per_stratum": min_per_stratum}
+    sample = sample[order.tolist()].select(list(SAMPLE_SCHEMA)).cast(SAMPLE_SCHEMA)
     return sample, sample_id(design, sample)
 
 
