@@ -43,9 +43,10 @@ def annotation_design():
 
 
 def annotator_names(files):
-    """One name per verdict file: its file name (its path when two share a name)."""
+    """One name per verdict file: its file name, numbered by position when two share a name (never a path: params
+    hold no path on this machine)."""
     names = [Path(f).name for f in files]
-    return [n if names.count(n) == 1 else f for n, f in zip(names, files)]
+    return [n if names.count(n) == 1 else f"{n} ({i + 1})" for i, n in enumerate(names)]
 
 
 def annotation_files(wildcards):
