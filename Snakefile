@@ -32,9 +32,11 @@ wildcard_constraints:
     lang="[a-z]{2,3}",
 
 
+include: "rules/annotation_common.smk"
 include: "rules/data.smk"
 include: "rules/generate.smk"
 include: "rules/validate.smk"
+include: "rules/annotation.smk"
 include: "rules/translate.smk"
 include: "rules/embed.smk"
 include: "rules/score.smk"
@@ -45,5 +47,5 @@ include: "rules/report.smk"
 rule all:
     default_target: True
     input:
-        final_targets(),
+        final_targets() + annotation_targets(),
     localrule: True

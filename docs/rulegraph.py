@@ -17,6 +17,8 @@ from clsd.core import paths
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ("data", "generate", "validate", "translate", "embed", "score", "analysis", "report")
+#: The rule files of each stage: rules/<stage>.smk, and the human validation round trip of stage validate.
+RULE_FILES = {stage: (stage,) for stage in STAGES} | {"validate": ("validate", "annotation")}
 EDGE = re.compile(r"^\s*(\d+) -> (\d+)")
 NODE = re.compile(r'^\s*(\d+)\[label = "([^"]+)"')
 
@@ -25,16 +27,17 @@ def rules_by_stage() -> dict[str, str]:
     """Rule name → stage, from the rule files."""
     found = {}
     for stage in STAGES:
-        for name in re.findall(r"^rule (\w+):", (ROOT / "rules" / f"{stage}.smk").read_text(encoding="utf-8"), re.M):
-            found[name] = stage
+        for file in RULE_FILES[stage]:
+            for name in re.findall(r"^rule (\w+):", (ROOT / "rules" / f"{file}.smk").read_text(encoding="utf-8"), re.M):
+                found[name] = stage
     return found
 
 
 def outputs() -> dict[str, list[str]]:
     """Rule name → the path templates of its outputs (clsd.core.paths names used in its `output:` block)."""
     found: dict[str, list[str]] = {}
-    for stage in STAGES:
-        text = (ROOT / "rules" / f"{stage}.smk").read_text(encoding="utf-8")
+    for file in (file for stage in STAGES for file in RULE_FILES[stage]):
+        text = (ROOT / "rules" / f"{file}.smk").read_text(encoding="utf-8")
         for block in re.split(r"^rule ", text, flags=re.M)[1:]:
             name = block.split(":", 1)[0]
             section = re.search(r"^    output:\n(.*?)^    \w", block, re.M | re.S)
@@ -61,7 +64,8 @@ def main() -> None:
         members = [(number, name) for number, name in names.items() if stage_of.get(name) == stage]
         if not members:
             continue
-        lines.append(f'  subgraph cluster_{stage} {{ label="rules/{stage}.smk · clsd.{stage}"; style=rounded; color="#4477aa"; fontname="Helvetica";')
+        files = ", ".join(f"rules/{file}.smk" for file in RULE_FILES[stage])
+        lines.append(f'  subgraph cluster_{stage} {{ label="{files} · clsd.{stage}"; style=rounded; color="#4477aa"; fontname="Helvetica";')
         for number, name in members:
             detail = "\\n".join(written.get(name, []))
             lines.append(f'    n{number} [label="{name}\\n{detail}"];')

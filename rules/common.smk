@@ -155,14 +155,6 @@ def published_distractors_params(wildcards):
     }
 
 
-def validated_sets(wildcards):
-    """A dataset's validated distractor sets, one per language."""
-    return [
-        paths.VALIDATED.format(dataset=wildcards.dataset, lang=lang)
-        for lang in dataset_languages(wildcards)
-    ]
-
-
 def rule_lexicon(wildcards):
     """The rule-based baseline's word lists of a language (the registry's `rules`; checked at start-up)."""
     return repo_file(f"resources/rules/{language(wildcards.lang).rules}")

@@ -44,7 +44,7 @@ rule distractors:
 rule candidates:
     input:
         parallel=paths.PARALLEL,
-        distractors=validated_sets,
+        distractors=scored_sets,
     output:
         fill(paths.CANDIDATES, view="direct"),
     log:

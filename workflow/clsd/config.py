@@ -115,6 +115,23 @@ def check(config: dict[str, Any]) -> None:
     check_views(config)
     check_pivot(config)
     check_generation(config)
+    check_annotation(config)
+
+
+def check_annotation(config: dict[str, Any]) -> None:
+    """Verdict files name a configured dataset and one of its languages, and need the sample they were drawn from."""
+    annotation = config["annotation"]
+    for name, by_lang in annotation["files"].items():
+        if name not in config["datasets"]:
+            raise InputError(f"config key annotation.files.{name}: not a configured dataset ({', '.join(config['datasets'])})")
+        for lang in by_lang:
+            if lang not in config["datasets"][name]["languages"]:
+                raise InputError(f"config key annotation.files.{name}.{lang}: not a language of dataset {name}")
+    if annotation["files"] and annotation["sample"] == 0:
+        raise InputError("config key annotation.sample: verdict files need the sample they were drawn from (set the size, "
+                         "seed and strata the sheets were made with)")
+    if annotation["apply"] and not annotation["files"]:
+        raise InputError("config key annotation.apply: no verdict files to apply (annotation.files is empty)")
 
 
 def resource(path: str) -> str:

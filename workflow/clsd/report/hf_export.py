@@ -200,7 +200,22 @@ def distractor_text(meta: dict[str, Any]) -> list[str]:
             lines.append("- Caught, by reason: " + ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items())))
     else:
         lines.append("- Validation: not recorded")
-    return lines
+    return lines + human_validation_text(meta.get("human_validation"))
+
+
+def human_validation_text(record: dict[str, Any] | None) -> list[str]:
+    """The card's line on the people who checked a sample of the set (clsd.validate.annotation): how many, how
+    much, the share valid of the whole set with its 95% interval, and what was done with their verdicts."""
+    if not record:
+        return []
+    share = "no verdict given" if record["share_valid"] is None else (
+        f"share valid of the whole set {100 * record['share_valid']:.1f}% "
+        f"(95% interval {100 * record['low']:.1f}–{100 * record['high']:.1f}%)")
+    used = (f"the {record['removed']} distractor(s) they judged same meaning or not a sentence were removed"
+            if record.get("applied") else "their verdicts were not applied to the set")
+    return [f"- Checked by people: {record['annotators']} annotator(s) judged {record['annotated']} of "
+            f"{record['sample']} distractors of a stratified sample (sample `{record['sample_id']}`); {share}; {used}. "
+            f"Method: {record['method']}"]
 
 
 def config_entry(config: str, revision: str) -> dict[str, Any]:
