@@ -9,6 +9,7 @@ from clsd.config import (
     llm_datasets,
     local_folders,
     repo_file,
+    response_store,
     uses_llm,
 )
 from clsd.core import paths
@@ -200,7 +201,9 @@ def judge_prompt_input():
 def generation_validation():
     """What generation needs from the validation settings (how the judge asks, only when it is on)."""
     validation = config["validation"]
-    keys = ("rules", "judge", "judge_per") if validation["judge"] else ("rules", "judge")
+    keys = (
+        ("rules", "judge", "judge_per") if validation["judge"] else ("rules", "judge")
+    )
     return {key: validation[key] for key in keys}
 
 
@@ -239,6 +242,18 @@ def local_gguf_input():
     return []
 
 
+def estimate_inputs(wildcards):
+    """The parallel pairs of every LLM-generated dataset, by dataset and language; the response store when it
+    exists (what it answers is free, so the estimate is redone when it changes)."""
+    inputs = {
+        input_name("parallel", d, lang): paths.PARALLEL.format(dataset=d)
+        for d in llm_datasets(config)
+        for lang in config["datasets"][d]["languages"]
+    }
+    store = response_store(config)
+    return inputs | ({"store": str(store)} if store.exists() else {})
+
+
 def llm_threads():
     """A local server uses every core given to Snakemake; a remote endpoint needs one."""
     return workflow.cores if config["generation"]["base_url"] is None else 1
@@ -254,7 +269,9 @@ def generation_settings():
 def judge_settings():
     """What the judge's requests depend on (clsd.validate.judge.judge_request_settings): not the generation
     prompt, temperature or attempts."""
-    return judge_request_settings(config["generation"], config["validation"]["judge_per"])
+    return judge_request_settings(
+        config["generation"], config["validation"]["judge_per"]
+    )
 
 
 # ---- translation -----------------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 # llama.cpp server by default), or by the rule-based baseline. One job per dataset and language, with its own
 # concurrency; every response is stored before it is parsed. `snakemake generation_estimate` says what it will send
 # and cost first, contacting nothing.
-from clsd.config import response_store
 
 
 rule generate_distractors:
@@ -56,18 +55,6 @@ rule rule_distractors:
         code=code("rule_distractors.py"),
     script:
         "../workflow/scripts/rule_distractors.py"
-
-
-def estimate_inputs(wildcards):
-    """The parallel pairs of every LLM-generated dataset, by dataset and language; the response store when it
-    exists (what it answers is free, so the estimate is redone when it changes)."""
-    inputs = {
-        input_name("parallel", d, lang): paths.PARALLEL.format(dataset=d)
-        for d in llm_datasets(config)
-        for lang in config["datasets"][d]["languages"]
-    }
-    store = response_store(config)
-    return inputs | ({"store": str(store)} if store.exists() else {})
 
 
 rule generation_estimate:
