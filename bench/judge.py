@@ -1,9 +1,8 @@
 """Benchmark: the validation judge per item against per distractor on the local llama.cpp default — what each costs
 per 100 distractors (requests, seconds, prompt and completion tokens) and whether they give the same verdicts.
 
-The pairs are the hand-made validation sets (resources/validation/{de,fr,en}.yaml), grouped by target into items
-of up to four distractors; their true verdicts say which distractors keep the meaning (copy, surface_only,
-reorder) and which do not (valid, suspects). Both judges ask through the jobs' endpoint factory with a fresh
+The items alternate between the sample's (four hand-written distractors that change the meaning) and the hand-made
+validation pairs grouped by target (copies, surface edits and harmless reorders keep the meaning). Both judges ask through the jobs' endpoint factory with a fresh
 response store, so every request is a real one. A 1.5B model is a weak judge: a strong model must be measured by
 its user (the same script with another endpoint).
 
@@ -14,6 +13,7 @@ Prints and writes bench/results/judge.json (with the CPU it ran on).
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import logging
 import sys
@@ -36,22 +36,31 @@ SAME = {"copy", "surface_only", "reorder"}
 
 
 def items(limit: int) -> list[tuple[str, str, list[str], list[bool]]]:
-    """(lang, target, distractors, keeps the meaning) of the hand-made pairs, up to four distractors per target, the
-    first `limit` distractors in all (pairs with a misspelling or another language left out: no judge question)."""
-    found: dict[tuple[str, str], list[tuple[str, bool]]] = {}
-    for lang in ("de", "fr", "en"):
+    """(lang, target, distractors, keeps the meaning) of whole items, the first `limit` distractors in all: the
+    sample's items (resources/sample/clsd_sample.csv: four hand-written distractors each, all of them changes of
+    meaning), in turn with the hand-made pairs (resources/validation/{de,fr}.yaml) grouped by target, where copies,
+    surface edits and harmless reorders keep the meaning (misspellings and other languages left out: no judge
+    question)."""
+    sample = []
+    with (ROOT / "resources/sample/clsd_sample.csv").open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            for lang, column in (("de", "German"), ("fr", "French")):
+                texts = [row[f"{lang}_adv{k}"] for k in range(1, 5)]
+                sample.append((lang, row[column], texts, [False] * 4))
+    grouped: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+    for lang in ("de", "fr"):
         for case in hand_made(lang):
-            if case["verdict"] in ("non_word", "wrong_language"):
-                continue
-            group = found.setdefault((lang, case["target"]), [])
-            if len(group) < 4:
-                group.append((case["distractor"], case["verdict"] in SAME))
+            if case["verdict"] not in ("non_word", "wrong_language"):
+                group = grouped.setdefault((lang, case["target"]), [])
+                if len(group) < 4:
+                    group.append((case["distractor"], case["verdict"] in SAME))
+    hand = [(lang, target, [t for t, _ in group], [same for _, same in group]) for (lang, target), group in grouped.items()]
     chosen, total = [], 0
-    for (lang, target), group in found.items():
+    for item in (item for pair in zip(sample, hand) for item in pair):
         if total >= limit:
             break
-        chosen.append((lang, target, [text for text, _ in group], [same for _, same in group]))
-        total += len(group)
+        chosen.append(item)
+        total += len(item[2])
     return chosen
 
 
@@ -63,7 +72,7 @@ def run(per: str, work: list[tuple[str, str, list[str], list[bool]]], template: 
     with open_endpoint({"generation": generation}, [], 2, None) as endpoint:
         generator = endpoint.generator(judge_settings(generation, template, endpoint.id, per=per))
         judges = {lang: (ItemJudge(generator, template, lang, json_answer=True) if per == "item"
-                         else Judge(generator, template, lang)) for lang in ("de", "fr", "en")}
+                         else Judge(generator, template, lang)) for lang in ("de", "fr")}
         endpoint.client()  # the local server starts before the clock does
         start = time.perf_counter()
         verdicts = []
