@@ -86,6 +86,7 @@ rule generation_estimate:
     params:
         settings=generation_settings(),
         prices=config["generation"]["prices"],
+        batch=config["generation"]["batch"],
         code=code("generation_estimate.py"),
     script:
         "../workflow/scripts/generation_estimate.py"

@@ -231,6 +231,9 @@ def check_generation(config: dict[str, Any]) -> None:
     check_store_path(generation["store"], "config key generation.store")
     if generation["base_url"] is not None:
         check_url(generation["base_url"], "config key generation.base_url")
+    elif generation["batch"] and llm_datasets(config):
+        raise InputError("config key generation.batch: a Batch API needs a remote endpoint; set generation.base_url "
+                         "(e.g. https://api.openai.com/v1), or batch: false for the local llama.cpp server")
     local = generation["local"]
     if generation["base_url"] is None:
         if local["gguf"] is not None and not Path(os.path.expanduser(local["gguf"])).is_file():
