@@ -13,6 +13,8 @@ been looked at `polls` times; until then it is `in_progress`. Each created batch
 - cancel: cancelled with the first half of its lines answered;
 - hold: in_progress until `release()` (a job is killed while it polls).
 
+`upload_faults` and `retrieve_faults` are HTTP statuses the next uploads and looks at a batch answer instead.
+
 Everything is counted on the server: uploads, batches created, each request key uploaded, retrieves, cancels, and
 chat completions asked one by one.
 """
@@ -52,6 +54,8 @@ class BatchServer(FaultServer):
     retrieves: int = 0
     cancels: int = 0
     chats: int = 0  # requests sent one by one, outside any batch
+    upload_faults: list[int] = field(default_factory=list)  # HTTP statuses the next uploads answer (then 200)
+    retrieve_faults: list[int] = field(default_factory=list)  # the same for looks at a batch
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -83,7 +87,10 @@ class BatchServer(FaultServer):
         form = await request.post()
         assert form["purpose"] == "batch"
         data = form["file"].file.read()
+        assert data, "an empty upload"
         with self._lock:
+            if self.upload_faults:
+                return web.json_response({"error": {"message": "injected"}}, status=self.upload_faults.pop(0))
             self.uploads += 1
             self.uploaded_keys.update(json.loads(line)["custom_id"] for line in data.decode().splitlines())
             file_id = self._file(data)
@@ -106,6 +113,8 @@ class BatchServer(FaultServer):
     async def _retrieve(self, request: web.Request) -> web.Response:
         batch = self.batches[request.match_info["id"]]
         with self._lock:
+            if self.retrieve_faults:
+                return web.json_response({"error": {"message": "injected"}}, status=self.retrieve_faults.pop(0))
             self.retrieves += 1
             batch.polls += 1
         if batch.status in ("validating", "in_progress"):

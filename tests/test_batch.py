@@ -85,6 +85,16 @@ def test_failed_and_missing_lines_go_in_a_new_batch(tmp_path):
         assert store.count() == 6 and server.chats == 0  # every answer came from a batch
 
 
+def test_transport_faults_of_the_batch_api_are_retried_and_the_upload_sent_whole(tmp_path):
+    with BatchServer(upload_faults=[500], retrieve_faults=[503, 429]) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        generator = batched(server, store)
+        table, report = llm.generate(items(3), "de", generator, PRICES, "llm:fault")
+        assert table["id"].n_unique() == 3 and report["retries"] == 3
+        assert server.uploads == 1 and sorted(server.uploaded_keys.values()) == [1, 1, 1]  # the retried upload held every line
+        assert report["http_requests"] == 3 + 1 + 1 + server.retrieves + 1  # 3 retried, upload, create, looks, output
+
+
 @pytest.mark.parametrize("fault", ["expire", "fail"])
 def test_what_an_expired_or_failed_batch_answered_is_kept_and_the_rest_sent_again(tmp_path, fault):
     with BatchServer(batch_faults=[fault]) as server:

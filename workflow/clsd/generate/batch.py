@@ -19,7 +19,6 @@ batch.
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import threading
@@ -136,8 +135,7 @@ class Batches:
         """Upload the requests, create their batch and record it in the store before anything waits for it."""
         client = self.client
         data = jsonl([request_line(request, self.model) for request in requests.values()])
-        uploaded = client.api(client.client.files.create, file=("requests.jsonl", io.BytesIO(data), "application/jsonl"),
-                              purpose="batch")
+        uploaded = client.api(client.client.files.create, file=("requests.jsonl", data, "application/jsonl"), purpose="batch")
         batch = client.api(client.client.batches.create, input_file_id=uploaded.id, endpoint=URL, completion_window=WINDOW,
                            metadata={"dataset": str(self.dataset), "lang": str(self.lang)})
         stored = StoredBatch(batch.id, self.endpoint, self.model, self.dataset, self.lang, uploaded.id,
