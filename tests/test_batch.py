@@ -22,6 +22,8 @@ from clsd.generate.batch import BatchCancelled
 from clsd.generate.client import ChatClient, EndpointError
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
+from clsd.validate.judge import Judge, judge_settings
+from clsd.validate.rules import Validator
 from batch_server import BatchServer
 from conftest import ROOT
 from fault_server import distractors_for
@@ -83,6 +85,22 @@ def test_failed_and_missing_lines_go_in_a_new_batch(tmp_path):
         assert [server.uploaded_keys[key] for key in first] == [2, 1, 1, 2, 2, 2]  # item 0 failed, 3-5 were not answered
         assert table["id"].n_unique() == 6 and report["batches"]["failed_lines"] == 4
         assert store.count() == 6 and server.chats == 0  # every answer came from a batch
+
+
+def test_the_judge_asks_synchronously_at_the_full_price_between_batch_rounds(tmp_path):
+    template = (ROOT / "resources/prompts/judge-v2.txt").read_text()
+    with BatchServer(equivalent=("heute",)) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        gen = batched(server, store)
+        judge = llm.Generator(judge_settings({"model": "fault", "seed": None, "concurrency": 4}, template, server.base_url),
+                              store, lambda: gen.client)
+        gen.validator = Validator("de", judge=Judge(judge, template, "de"))
+        table, report = llm.generate([(0, item(0))], "de", gen, PRICES, "llm:fault", judge)
+        # three rounds of one request each ("heute" judged equivalent every time); the judge's 4 requests one by one
+        assert (len(server.batches), server.chats) == (3, 4)
+        assert report["rejects"] == {"judged_equivalent": 3} and report["judge"]["new_responses"] == 4
+        line = (50 * 0.03 + 40 * 0.06) / 1000
+        assert report["estimated_cost"] == pytest.approx(3 * line / 2 + 4 * line)
 
 
 def test_transport_faults_of_the_batch_api_are_retried_and_the_upload_sent_whole(tmp_path):
