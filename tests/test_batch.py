@@ -127,7 +127,8 @@ def test_what_an_expired_or_failed_batch_answered_is_kept_and_the_rest_sent_agai
 def test_retries_are_bounded_and_the_error_says_what_is_unanswered(tmp_path):
     with BatchServer(batch_faults=["fail"] * 5) as server:
         store = ResponseStore(tmp_path / "store.sqlite")
-        with pytest.raises(EndpointError, match=r"127\.0\.0\.1.*3 batch requests unanswered after 2 batches \(generation\.retries: 1\)"):
+        with pytest.raises(EndpointError, match=r"127\.0\.0\.1.*3 batch requests unanswered after 2 batches \(generation\.retries: 1\): "
+                                                r"batch failed \(invalid_request: injected failure\)"):
             llm.generate(items(3), "de", batched(server, store, retries=1), PRICES, "llm:fault")
         assert len(server.batches) == 2 and store.count() == 0
         assert store._db.execute("SELECT status FROM runs").fetchone()[0].startswith("failed: ")

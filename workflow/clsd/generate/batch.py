@@ -65,11 +65,13 @@ def read_line(line: dict[str, Any]) -> Completion | str:
     response, error = line.get("response"), line.get("error")
     if error:
         return f"{error.get('code', 'error')}: {error.get('message', '')}" if isinstance(error, dict) else str(error)
-    if not isinstance(response, dict) or response.get("status_code") != 200:
-        status = response.get("status_code") if isinstance(response, dict) else None
-        body = response.get("body") if isinstance(response, dict) else None
-        message = body.get("error", {}).get("message", "") if isinstance(body, dict) and isinstance(body.get("error"), dict) else ""
-        return f"HTTP {status}: {message}".rstrip(": ")
+    if not isinstance(response, dict):
+        return "no response"
+    if response.get("status_code") != 200:
+        body = response.get("body")
+        error = body.get("error") if isinstance(body, dict) else None
+        message = error.get("message", "") if isinstance(error, dict) else ""
+        return f"HTTP {response.get('status_code')}: {message}".rstrip(": ")
     body = response["body"]
     if not body.get("choices"):
         return "no choices in the response"
@@ -119,7 +121,8 @@ class Batches:
             if not pending:
                 return
             if round_:
-                log.warning("sending %d unanswered requests again in a new batch (%d of %d retries)", len(pending), round_, self.retries)
+                log.warning("sending %d unanswered requests again in a new batch (%d of %d retries)", len(pending), round_,
+                            self.retries)
             errors = self._finish(self._submit(pending))
             pending = {key: request for key, request in pending.items() if key not in self.answered}
         if pending:
@@ -183,6 +186,8 @@ class Batches:
         self.store.update_batch(stored.id, batch.status, finished=True)
         if batch.status != "completed" or unanswered:
             why = "; ".join(f"{e.code}: {e.message}" for e in (batch.errors.data or [])) if batch.errors else ""
+            for key in stored.requests.keys() - self.answered - errors.keys():
+                errors[key] = f"batch {batch.status}" + (f" ({why})" if why else ", no answer")
             log.warning("batch %s %s: %d of %d requests unanswered%s", stored.id, batch.status, unanswered,
                         len(stored.requests), f" ({why})" if why else "")
         if batch.status == "cancelled":

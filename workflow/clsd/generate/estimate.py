@@ -10,6 +10,8 @@ and the cost at `generation.prices`. Nothing here contacts an endpoint.
 - Completion tokens and the re-ask rate come from the same history (answers and further attempts per item),
   else from stated defaults: four sentences about as long as the one asked about, and DEFAULT_REASK_RATE.
 - An item whose first request is stored is taken as replayed whole (its re-asks were stored in the same run).
+- With `generation.batch` generation's tokens cost `generation.prices.batch_discount` of the price (OpenAI's Batch
+  API: half); the judge always asks synchronously, at the full price.
 
 Every assumption is written next to the figures (`Estimate.assumptions`), so a reader knows what to trust.
 """
