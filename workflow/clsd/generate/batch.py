@@ -8,7 +8,8 @@ lost, a rerun sends nothing it has an answer for.
 
 Resume: a batch is recorded in the store (its id, input file and requests) as soon as it is created, before it is
 polled. A job killed while it waits finds this job's unfinished batches there and polls them again: the same
-batch id, nothing uploaded or created twice.
+batch id, nothing uploaded or created twice. The one window left is a kill between the provider's answer to the
+creation and that commit: the batch then runs unknown to the store, and a rerun creates another.
 
 Faults: lines that failed (the error file, or an output line whose status is not 200) and the lines an expired or
 failed batch did not answer are sent again in a new batch, at most `generation.retries` times; what an expired
