@@ -242,6 +242,22 @@ def local_gguf_input():
     return []
 
 
+def batch_output_input(wildcards):
+    """The offline batch runner's output file of this job (generation.batch_output), when one is configured."""
+    pattern = config["generation"]["batch_output"]
+    return (
+        []
+        if pattern is None
+        else [pattern.format(dataset=wildcards.dataset, lang=wildcards.lang)]
+    )
+
+
+def stored_input():
+    """The response store when it exists (its answers decide what is still to send)."""
+    store = response_store(config)
+    return [str(store)] if store.exists() else []
+
+
 def estimate_inputs(wildcards):
     """The parallel pairs of every LLM-generated dataset, by dataset and language; the response store when it
     exists (what it answers is free, so the estimate is redone when it changes)."""

@@ -11,6 +11,7 @@ rule generate_distractors:
         judge_prompt=judge_prompt_input(),
         model=llm_model_input(),
         gguf=local_gguf_input(),
+        batch_output=batch_output_input,
     output:
         distractors=paths.DISTRACTORS,
         report=report(
@@ -57,6 +58,31 @@ rule rule_distractors:
         "../workflow/scripts/rule_distractors.py"
 
 
+rule generation_requests:
+    input:
+        parallel=paths.PARALLEL,
+        prompt=config["generation"]["prompt"],
+        judge_prompt=judge_prompt_input(),
+        model=llm_model_input(),
+        gguf=local_gguf_input(),
+        store=stored_input(),
+    output:
+        paths.REQUESTS,
+    log:
+        "results/logs/generation_requests/{dataset}/{lang}.log",
+    wildcard_constraints:
+        dataset=alternatives(llm_datasets(config)),
+    localrule: True
+    conda:
+        "../envs/generate.yaml"
+    params:
+        settings=generation_settings(),
+        validation=generation_validation(),
+        code=code("generation_requests.py"),
+    script:
+        "../workflow/scripts/generation_requests.py"
+
+
 rule generation_estimate:
     input:
         unpack(estimate_inputs),
@@ -73,6 +99,7 @@ rule generation_estimate:
     params:
         settings=generation_settings(),
         prices=config["generation"]["prices"],
+        batch=config["generation"]["batch"],
         code=code("generation_estimate.py"),
     script:
         "../workflow/scripts/generation_estimate.py"

@@ -110,8 +110,7 @@ class FaultServer:
     async def _main(self) -> None:
         self._stop = asyncio.Event()
         app = web.Application()
-        app.router.add_post("/v1/chat/completions", self._chat)
-        app.router.add_get("/v1/models", self._models)
+        self.routes(app)
         runner = web.AppRunner(app)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", self.port)
@@ -120,6 +119,11 @@ class FaultServer:
         self._ready.set()
         await self._stop.wait()
         await runner.cleanup()
+
+    def routes(self, app: web.Application) -> None:
+        """The endpoints served (tests/batch_server.py adds the Batch API's)."""
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
 
     # -- handlers -------------------------------------------------------------------------------
     async def _models(self, request: web.Request) -> web.Response:
@@ -130,7 +134,10 @@ class FaultServer:
             return [s for s in self.seen if fragment in s.sentence]
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
+        return await self.complete(await request.json(), request.headers.get("Authorization", ""))
+
+    async def complete(self, body: dict[str, Any], authorization: str) -> web.Response:
+        """The answer to one chat completion request `body` (sent with the `authorization` header)."""
         content = body["messages"][-1]["content"]
         if content.startswith("Do these two"):
             return self._judge(body, content)
@@ -141,7 +148,7 @@ class FaultServer:
         with self._lock:
             plan = next((steps for fragment, steps in self.plans.items() if fragment in sentence), None)
             behaviour = plan.pop(0) if plan else "ok"
-            self.seen.append(Seen(time.monotonic(), sentence, behaviour, request.headers.get("Authorization", "")))
+            self.seen.append(Seen(time.monotonic(), sentence, behaviour, authorization))
         if self.latency:
             await asyncio.sleep(self.latency)
         if behaviour == "429":
@@ -149,7 +156,7 @@ class FaultServer:
         if behaviour in ("500", "400", "401"):
             return web.json_response({"error": {"message": f"injected {behaviour}"}}, status=int(behaviour))
         if behaviour == "401_echo":  # a server that repeats the key it refused
-            key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            key = authorization.removeprefix("Bearer ")
             return web.json_response({"error": {"message": f"Incorrect API key provided: {key}"}}, status=401)
         if behaviour == "hang":
             await asyncio.sleep(self.hang_seconds)

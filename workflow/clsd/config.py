@@ -231,6 +231,15 @@ def check_generation(config: dict[str, Any]) -> None:
     check_store_path(generation["store"], "config key generation.store")
     if generation["base_url"] is not None:
         check_url(generation["base_url"], "config key generation.base_url")
+    elif generation["batch"] and llm_datasets(config):
+        raise InputError("config key generation.batch: a Batch API needs a remote endpoint; set generation.base_url "
+                         "(e.g. https://api.openai.com/v1), or batch: false for the local llama.cpp server")
+    elif generation["batch_output"] is not None and llm_datasets(config):
+        raise InputError("config key generation.batch_output: set generation.base_url to the endpoint the batch runner "
+                         "serves the model as (e.g. http://localhost:8000/v1): it is part of every request key")
+    if generation["batch_output"] is not None and not all(p in generation["batch_output"] for p in ("{dataset}", "{lang}")):
+        raise InputError(f"config key generation.batch_output: {generation['batch_output']!r} lacks {{dataset}} or {{lang}}: "
+                         "each job reads its own output file (e.g. vllm/{dataset}.{lang}.output.jsonl)")
     local = generation["local"]
     if generation["base_url"] is None:
         if local["gguf"] is not None and not Path(os.path.expanduser(local["gguf"])).is_file():

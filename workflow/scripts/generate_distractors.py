@@ -5,7 +5,10 @@ rejects are recorded for the validation report. The endpoint, store and judge co
 (clsd.generate.endpoint.open_endpoint): the API key is read from the environment variable named in the config and
 is never logged or written; when no base_url is configured, a local llama.cpp server is started on first need and
 always stopped, at once on Ctrl-C or SIGTERM. The job's run is recorded in the store, so the report sums what
-every run of this dataset and language paid for. The rule's params are what the outputs depend on
+every run of this dataset and language paid for. With generation.batch the requests go through the endpoint's
+Batch API in rounds (clsd.generate.batch; a killed job resumes its batch); with generation.batch_output the answers
+of an offline batch runner are read from its output file and no generation request is sent
+(clsd.generate.offline). The rule's params are what the outputs depend on
 (clsd.generate.settings.request_settings); everything is read from the config and the inputs.
 """
 
@@ -16,7 +19,8 @@ from pathlib import Path
 from clsd.core import logs
 from clsd.core.io import read_meta, read_table, sha256_file, write_table
 from clsd.core.languages import language
-from clsd.generate import estimate, llm
+from clsd.core.paths import REQUESTS
+from clsd.generate import estimate, llm, offline
 from clsd.generate.endpoint import open_endpoint
 from clsd.generate.settings import generation_settings
 from clsd.validate import judge as judges
@@ -37,10 +41,15 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
                               snakemake.config["validation"]["judge_per"], **origin)
     settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id,
                                    endpoint.concurrency)
+    batch = llm.Batching(generation["batch_poll_s"], generation["retries"]) if generation["batch"] else None
     generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], **judges.validator_judge(judge)),
-                                   lang=lang, **origin)
+                                   lang=lang, batch=batch, **origin)
+    if generation["batch_output"] is not None:
+        offline.answer(generation["batch_output"].format(dataset=dataset, lang=lang), generator, items, lang,
+                       REQUESTS.format(dataset=dataset, lang=lang))
     planned = estimate.estimate(dataset, lang, items, settings, endpoint.store, generation["prices"],
-                                (judge.template, snakemake.config["validation"]["judge_per"]) if judge else None)
+                                (judge.template, snakemake.config["validation"]["judge_per"]) if judge else None,
+                                batch=generation["batch"])
     for line in estimate.log_lines(planned):
         logging.info(line)
     table, report = llm.generate(items, lang, generator, generation["prices"], snakemake.params.label,

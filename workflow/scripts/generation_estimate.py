@@ -28,7 +28,7 @@ found = []
 for (dataset, lang), path in keyed(snakemake.input, "parallel").items():
     parallel = read_table(path)
     found.append(estimate.estimate(dataset, lang, list(zip(parallel["id"].to_list(), parallel[lang].to_list())),
-                                   settings, store, generation["prices"], judge))
+                                   settings, store, generation["prices"], judge, generation["batch"]))
     for line in estimate.log_lines(found[-1]):
         logging.info(line)
 store.close()

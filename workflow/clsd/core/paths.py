@@ -15,6 +15,7 @@ from typing import Any
 PARALLEL = "results/data/{dataset}/parallel.parquet"
 DISTRACTORS = "results/distractors/{dataset}/{lang}.parquet"
 GENERATION_REPORT = "results/generation/{dataset}/{lang}.json"
+REQUESTS = "results/generation/{dataset}/{lang}.requests.jsonl"  # what an offline batch runner answers next
 VALIDATED = "results/validated/{dataset}/{lang}.parquet"
 VALIDATION_REPORT = "results/validation/{dataset}/{lang}.json"
 ANNOTATION_PAGE = "results/annotation/{dataset}/{lang}.html"

@@ -208,6 +208,23 @@ class ChatClient:
 
     def complete(self, model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
         """One chat completion, retried on transport faults; a failure raises an EndpointError naming the URL."""
+        return self.call(self._once, model, messages, params, structured="response_format" in params)
+
+    def api(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Another request to the endpoint (the Batch API's files and batches: `call` is a method of `self.client`),
+        counted, rate-limited and retried like a completion; a failure raises an EndpointError naming the URL."""
+
+        def once() -> Any:
+            self.limiter.wait(self.stopping)
+            if self.stopping.is_set():
+                raise Interrupted(f"{self.url}: interrupted before the request was sent")
+            self._count("requests")
+            return call(*args, **kwargs)
+
+        return self.call(once)
+
+    def call(self, once: Callable[..., Any], *args: Any, structured: bool = False) -> Any:
+        """`once(*args)` retried on transport faults; a failure raises an EndpointError naming the URL."""
         retrying = Retrying(
             retry=retry_if_exception(self._retryable),
             wait=self.wait,
@@ -217,13 +234,13 @@ class ChatClient:
             reraise=True,
         )
         try:
-            return retrying(self._once, model, messages, params)
+            return retrying(once, *args)
         except EndpointError:
             raise
         except Exception as exc:
             if not (is_retryable(exc) or isinstance(exc, openai.APIStatusError)):
                 raise  # not a transport fault: a bug, with its own traceback
-            raise self._failure(exc, retrying.statistics.get("attempt_number", 1), "response_format" in params) from exc
+            raise self._failure(exc, retrying.statistics.get("attempt_number", 1), structured) from exc
 
     def _failure(self, exc: Exception, attempts: int, structured: bool = False) -> EndpointError:
         """The error that leaves the client: the URL first, then what happened, how often, and the exception type."""

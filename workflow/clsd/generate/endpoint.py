@@ -105,7 +105,7 @@ class Endpoint:
 
     def generator(self, settings: Settings, validator: Validator | None = None, **origin: Any) -> Generator:
         """A generator asking this endpoint through the store; `origin` (dataset, lang, run, usable,
-        reask_unusable) as `Generator` takes it."""
+        reask_unusable, batch) as `Generator` takes it."""
         return Generator(settings, self.store, self.client, validator, **origin)
 
     def local_server(self) -> dict[str, Any] | None:

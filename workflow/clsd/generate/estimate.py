@@ -10,6 +10,8 @@ and the cost at `generation.prices`. Nothing here contacts an endpoint.
 - Completion tokens and the re-ask rate come from the same history (answers and further attempts per item),
   else from stated defaults: four sentences about as long as the one asked about, and DEFAULT_REASK_RATE.
 - An item whose first request is stored is taken as replayed whole (its re-asks were stored in the same run).
+- With `generation.batch` generation's tokens cost `generation.prices.batch_discount` of the price (OpenAI's Batch
+  API: half); the judge always asks synchronously, at the full price.
 
 Every assumption is written next to the figures (`Estimate.assumptions`), so a reader knows what to trust.
 """
@@ -26,7 +28,7 @@ from typing import Any
 
 from clsd.core.io import sha256_file
 from clsd.core.languages import language
-from clsd.generate.llm import estimated_cost, messages_for
+from clsd.generate.llm import BATCH_DISCOUNT, job_cost, messages_for
 from clsd.generate.settings import N_SENTENCES, Settings
 from clsd.generate.store import ResponseStore, request_key
 
@@ -125,9 +127,10 @@ HEADERS = {"dataset": "Dataset", "lang": "Language", "items": "Items", "stored_i
 
 
 def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Settings, store: ResponseStore,
-             prices: dict[str, float | None], judge: tuple[str, str] | None = None) -> Estimate:
+             prices: dict[str, float | None], judge: tuple[str, str] | None = None, batch: bool = False) -> Estimate:
     """What generating distractors for `items` (id, sentence) in `lang` will send and cost (see the module); `judge`
-    is the judge's template and whether it asks per item or per distractor, when it is on."""
+    is the judge's template and whether it asks per item or per distractor, when it is on; `batch`: generation's
+    requests go through a Batch API, at `generation.prices.batch_discount` of the price (the judge's do not)."""
     past = history(Path(store.path), settings.endpoint, settings.model, settings.template)
     cpt = past.chars_per_token or DEFAULT_CHARS_PER_TOKEN
     per_item = past.requests_per_item or 1 + DEFAULT_REASK_RATE
@@ -163,10 +166,16 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
         result.judge_completion_tokens = result.judge_requests * JUDGE_COMPLETION_TOKENS[per]
         result.assumptions.append(f"the judge asks once per {per} ({N_SENTENCES} distractors per generation answer), "
                                   f"{JUDGE_COMPLETION_TOKENS[per]} completion tokens per request")
-    result.cost = estimated_cost(round(result.prompt_tokens + result.judge_prompt_tokens),
-                                 round(result.completion_tokens + result.judge_completion_tokens), prices)
-    result.assumptions.append("cost at generation.prices" if result.cost is not None
-                              else "no cost: generation.prices is not set")
+    result.cost = job_cost((round(result.prompt_tokens), round(result.completion_tokens)),
+                           (round(result.judge_prompt_tokens), round(result.judge_completion_tokens)), prices, batch)
+    if result.cost is None:
+        result.assumptions.append("no cost: generation.prices is not set")
+    elif batch:
+        discount = prices.get("batch_discount", BATCH_DISCOUNT)
+        result.assumptions.append(f"cost at generation.prices, generation's requests at the batch price: {discount:g} of it "
+                                  "(generation.prices.batch_discount; the judge pays the full price)")
+    else:
+        result.assumptions.append("cost at generation.prices")
     return result
 
 

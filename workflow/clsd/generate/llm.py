@@ -12,6 +12,12 @@ like any other unless the generator re-asks them (`generation.reask_unusable`), 
 
 When the job is interrupted, or the first item fails for good (an EndpointError), no further item starts and
 no request is retried: the error is raised at once.
+
+With a Batch API (`Batching`, `generation.batch`) generation goes in rounds: each round runs every item against
+the store alone, collects the one request each unfinished item misses (its next attempt), sends them all as one
+batch (clsd.generate.batch) and stores the answers; the next round finds them stored and collects the re-asks.
+After at most `max_attempts` rounds the items are run as usual, every answer replayed from the store. The judge
+is asked synchronously during the rounds (its requests are few and short).
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ from tqdm import tqdm
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.text import normalise
-from clsd.generate.client import ChatClient, Interrupted
+from clsd.generate.batch import Batches, Request
+from clsd.generate.client import ChatClient, Completion, Interrupted
 from clsd.generate.parse import parse_answer
 from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key
@@ -68,6 +75,23 @@ class Outcome:
     replayed: bool = True  # every answer came from the store (asked in an earlier run)
 
 
+@dataclass(frozen=True)
+class Batching:
+    """Send generation's requests through the endpoint's Batch API: polled every `poll_s`, failed lines sent
+    again at most `retries` times."""
+
+    poll_s: float = 30.0
+    retries: int = 6
+
+
+class Missing(Exception):
+    """A request the store does not answer (raised while a batch round collects requests: nothing is sent)."""
+
+    def __init__(self, request: Request) -> None:
+        super().__init__(request.key)
+        self.request = request
+
+
 @dataclass
 class Tally:
     """Counters for the generation report (thread-safe increments)."""
@@ -78,6 +102,9 @@ class Tally:
     new_responses: int = 0
     new_prompt_tokens: int = 0
     new_completion_tokens: int = 0
+    batches_submitted: int = 0
+    batches_resumed: int = 0
+    batch_failed_lines: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, **counts: int) -> None:
@@ -93,12 +120,13 @@ class Generator:
     per dataset); `run` is the store's row of this job run, where every new response is counted as it is
     stored. `usable(text)` decides whether a stored answer was usable when the caller does not say (the judge:
     a readable verdict). With `reask_unusable`, an answer found unusable that was stored before this run is
-    superseded and asked again, once per run.
+    superseded and asked again, once per run. With `batch` the requests go through the Batch API in rounds.
     """
 
     def __init__(self, settings: Settings, store: ResponseStore, connect: Callable[[], ChatClient],
                  validator: Validator | None = None, *, dataset: str | None = None, lang: str | None = None,
-                 run: int | None = None, usable: Callable[[str], bool] | None = None, reask_unusable: bool = False) -> None:
+                 run: int | None = None, usable: Callable[[str], bool] | None = None, reask_unusable: bool = False,
+                 batch: Batching | None = None) -> None:
         self.settings = settings
         self.validator = validator
         self.store = store
@@ -107,6 +135,8 @@ class Generator:
         self.run_id = run
         self.usable = usable
         self.reask_unusable = reask_unusable
+        self.batch = batch
+        self._collecting = False  # a batch round runs the items against the store only
         self._connect = connect
         self._client: ChatClient | None = None
         self._client_lock = threading.Lock()
@@ -151,6 +181,10 @@ class Generator:
         params = self.settings.sampling() | (extra or {})
         key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
         stored = self._reusable(key, usable, lang)
+        if self._collecting:
+            if stored is None:
+                raise Missing(Request(key, messages, params, attempt))
+            return stored
         if stored is not None:
             self.tally.add(cache_hits=1)
             return stored
@@ -199,10 +233,17 @@ class Generator:
 
     def _ask(self, key: str, messages: list[dict[str, str]], params: dict[str, Any], attempt: int, lang: str | None) -> Response:
         completion = self.client.complete(self.settings.model, messages, params)
-        response = Response(key, self.settings.endpoint, self.settings.model, messages, params, attempt, completion.text,
-                            completion.finish_reason, completion.prompt_tokens, completion.completion_tokens, completion.latency_s,
-                            dataset=self.dataset, lang=lang)
-        superseding = self.store.get(key) is not None  # an unusable answer stored before this run, re-asked
+        return self.keep(Request(key, messages, params, attempt), completion, lang)
+
+    def keep(self, request: Request, completion: Completion, lang: str | None) -> Response:
+        """Store a new answer (asked now, or returned by a batch) and count it as paid by this run."""
+        key = request.key
+        response = Response(key, self.settings.endpoint, self.settings.model, request.messages, request.params, request.attempt,
+                            completion.text, completion.finish_reason, completion.prompt_tokens, completion.completion_tokens,
+                            completion.latency_s or None, dataset=self.dataset, lang=lang)
+        stored = self.store.get(key)
+        # an unusable answer stored before this run, re-asked (a batch may also return what another job stored)
+        superseding = stored is not None and key not in self._asked and (self.batch is None or stored.usable is False)
         self.store.put(response, self.run_id, replace=superseding)
         self._asked.add(key)
         self.tally.add(new_responses=1, new_prompt_tokens=completion.prompt_tokens or 0,
@@ -251,7 +292,10 @@ class Generator:
 
     def run(self, items: list[tuple[int, str]], lang: str) -> list[Outcome]:
         """All items of one language, in input order. The first error (or Ctrl-C) stops everything at once:
-        queued items are cancelled and requests in progress are neither retried nor followed by others."""
+        queued items are cancelled and requests in progress are neither retried nor followed by others. With a
+        Batch API, the batch rounds first store every answer the items need."""
+        if self.batch is not None:
+            self._batch_rounds(items, lang)
         pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
         futures = [pool.submit(self.one, item_id, text, lang) for item_id, text in items]
         try:
@@ -270,6 +314,59 @@ class Generator:
             raise
         pool.shutdown()
         return [future.result() for future in futures]
+
+    def _batch_rounds(self, items: list[tuple[int, str]], lang: str) -> None:
+        """Store every answer the items need through batches: this job's unfinished batches first (a killed run's),
+        then one batch per round of the requests still missing (see the module)."""
+        batching = self.batch
+        assert batching is not None
+        batches = Batches(lambda: self.client, self.store, endpoint=self.settings.endpoint, model=self.settings.model,
+                          dataset=self.dataset, lang=lang, poll_s=batching.poll_s, retries=batching.retries,
+                          keep=lambda request, completion: self.keep(request, completion, lang), stopping=self._stopping)
+        try:
+            batches.resume()
+            for _ in range(self.settings.max_attempts):
+                missing = self.missing(items, lang)
+                if not missing:
+                    break
+                log.info("batch round: %d requests missing from the store", len(missing))
+                batches.send(missing)
+        finally:
+            self.tally.add(batches_submitted=batches.submitted, batches_resumed=batches.resumed,
+                           batch_failed_lines=batches.failed_lines)
+
+    def requests(self, items: list[tuple[int, str]], lang: str) -> dict[str, Request]:
+        """Every generation request the items may send (each attempt of each item), by key."""
+        params = self.settings.sampling()
+        found: dict[str, Request] = {}
+        for _, sentence in items:
+            messages = messages_for(self.settings.template, lang, sentence)
+            for attempt in range(self.settings.max_attempts):
+                key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
+                found[key] = Request(key, messages, params, attempt)
+        return found
+
+    def missing(self, items: list[tuple[int, str]], lang: str) -> dict[str, Request]:
+        """The next request each item needs that the store does not answer, by key (none: every item is done, or
+        failed on stored answers). Nothing is sent for generation; a judge asks as usual."""
+        self._collecting = True
+        found: dict[str, Request] = {}
+
+        def collect(item: tuple[int, str]) -> Request | None:
+            try:
+                self.one(item[0], item[1], lang)
+            except Missing as missing:
+                return missing.request
+            return None
+
+        try:
+            with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
+                for request in pool.map(collect, items):
+                    if request is not None:
+                        found[request.key] = request
+        finally:
+            self._collecting = False
+        return found
 
 
 def distractor_table(outcomes: list[Outcome], generator: str) -> pl.DataFrame:
@@ -299,13 +396,35 @@ def estimated_cost(prompt_tokens: int, completion_tokens: int, prices: dict[str,
     return prompt_tokens / 1000 * prices["prompt_per_1k"] + completion_tokens / 1000 * prices["completion_per_1k"]
 
 
+#: The fraction of the price a Batch API request costs when `generation.prices.batch_discount` is not set (OpenAI's).
+BATCH_DISCOUNT = 0.5
+
+
+def batch_prices(prices: dict[str, float | None], batch: bool) -> dict[str, float | None]:
+    """The prices generation's requests pay: with a Batch API, the configured ones times `batch_discount`."""
+    if not batch:
+        return prices
+    discount = prices.get("batch_discount", BATCH_DISCOUNT)
+    return prices | {name: None if prices.get(name) is None else prices[name] * discount
+                     for name in ("prompt_per_1k", "completion_per_1k")}
+
+
+def job_cost(generation: tuple[int, int], judge: tuple[int, int], prices: dict[str, float | None], batch: bool) -> float | None:
+    """USD for generation's (prompt, completion) tokens, at the batch price when batching, plus the judge's at the
+    full price (the judge is always asked synchronously)."""
+    paid = estimated_cost(*generation, batch_prices(prices, batch))
+    return None if paid is None else paid + (estimated_cost(*judge, prices) or 0.0)
+
+
 def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices: dict[str, float | None],
            judge: Generator | None = None) -> dict[str, Any]:
     """Requests, cache hits, retries, rejects by reason, failures, tokens and estimated cost of this run (the
     judge's requests, when there is one, are listed apart and included in tokens and cost); with a recorded run,
     `all_runs` adds what every run of this dataset, language, endpoint and model paid for, resumes and killed
-    runs included."""
+    runs included. With a Batch API generation's tokens cost `batch_prices`, and `batches` counts its batches."""
     tally = generator.tally
+    batch = generator.batch is not None
+    judge_tokens = (judge.tally.new_prompt_tokens, judge.tally.new_completion_tokens) if judge else (0, 0)
     http_requests, retries = http_figures(generator, judge)
     rejects = sum((o.rejects for o in outcomes), Counter())
     prompt_tokens = tally.new_prompt_tokens + (judge.tally.new_prompt_tokens if judge else 0)
@@ -327,13 +446,15 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
         "judge": judge_report(judge) if judge else None,
         "new_prompt_tokens": prompt_tokens,
         "new_completion_tokens": completion_tokens,
-        "estimated_cost": estimated_cost(prompt_tokens, completion_tokens, prices),
+        "estimated_cost": job_cost((tally.new_prompt_tokens, tally.new_completion_tokens), judge_tokens, prices, batch),
+        "batches": {"submitted": tally.batches_submitted, "resumed": tally.batches_resumed,
+                    "failed_lines": tally.batch_failed_lines} if batch else None,
         "seconds": round(seconds, 2),
         "completion_tokens_per_s": round(completion_tokens / seconds, 2) if seconds > 0 and completion_tokens else None,
     }
     if generator.run_id is not None:
         totals = generator.store.run_totals(generator.run_id)
-        cost = estimated_cost(totals["new_prompt_tokens"], totals["new_completion_tokens"], prices)
+        cost = estimated_cost(totals["new_prompt_tokens"], totals["new_completion_tokens"], batch_prices(prices, batch))
         result["all_runs"] = totals | {"estimated_cost": cost}
     return result
 

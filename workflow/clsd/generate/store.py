@@ -12,6 +12,10 @@ forever: `supersede` moves rows to the `superseded` table (kept for cost account
 their request key to be asked again (`clsd.generate.forget`, or `generation.reask_unusable`). The `runs`
 table holds one row per generation job run with the responses and tokens it paid for, committed with each
 response, so the generation report can sum what was paid across resumes, even of runs that were killed.
+
+The `batches` table records every batch a job submitted to a Batch API (`generation.batch`, clsd.generate.batch)
+with the requests it holds, committed right after the batch was created and before it is polled: a job killed
+while it waits finds its unfinished batch there and polls the same batch again instead of paying twice.
 """
 
 from __future__ import annotations
@@ -69,6 +73,19 @@ CREATE TABLE IF NOT EXISTS runs (
     http_requests INTEGER,
     retries INTEGER
 );
+CREATE TABLE IF NOT EXISTS batches (
+    id TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL,
+    model TEXT NOT NULL,
+    dataset TEXT,
+    lang TEXT,
+    input_file_id TEXT NOT NULL,
+    requests TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    finished INTEGER NOT NULL DEFAULT 0
+);
 """
 
 COLUMNS = ("key", "endpoint", "model", "messages", "params", "attempt", "text", "finish_reason", "prompt_tokens",
@@ -109,6 +126,21 @@ class Response:
     usable: bool | None = None
     dataset: str | None = None
     lang: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredBatch:
+    """One submitted batch: its id, who answers it, who asked, its input file and its requests (request key →
+    [messages, params, attempt]), and its last seen status."""
+
+    id: str
+    endpoint: str
+    model: str
+    dataset: str | None
+    lang: str | None
+    input_file_id: str
+    requests: dict[str, list[Any]]
+    status: str
 
 
 @dataclass(frozen=True)
@@ -247,6 +279,28 @@ class ResponseStore:
                 "AND r.endpoint = t.endpoint AND r.model = t.model)", (run,)).fetchone()
         names = ("runs", "unfinished_runs", "new_responses", "new_prompt_tokens", "new_completion_tokens", "http_requests")
         return {name: int(value or 0) for name, value in zip(names, row)}
+
+    def add_batch(self, batch: StoredBatch) -> None:
+        """Record a batch just created, with its requests, before anything waits for it."""
+        with self._lock:
+            self._db.execute("INSERT INTO batches (id, endpoint, model, dataset, lang, input_file_id, requests, status, created_at, "
+                             "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             (batch.id, batch.endpoint, batch.model, batch.dataset, batch.lang, batch.input_file_id,
+                              json.dumps(batch.requests, ensure_ascii=False), batch.status, now(), now()))
+
+    def update_batch(self, batch_id: str, status: str, finished: bool = False) -> None:
+        """The batch's last seen status; `finished` once its output is stored (it is never resumed again)."""
+        with self._lock:
+            self._db.execute("UPDATE batches SET status = ?, updated_at = ?, finished = ? WHERE id = ?",
+                             (status, now(), int(finished), batch_id))
+
+    def open_batches(self, endpoint: str, model: str, dataset: str | None, lang: str | None) -> list[StoredBatch]:
+        """The batches of this endpoint, model, dataset and language whose output is not stored yet, oldest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, endpoint, model, dataset, lang, input_file_id, requests, status FROM batches "
+                                    "WHERE finished = 0 AND endpoint = ? AND model = ? AND dataset IS ? AND lang IS ? "
+                                    "ORDER BY created_at", (endpoint, model, dataset, lang)).fetchall()
+        return [StoredBatch(*row[:6], json.loads(row[6]), row[7]) for row in rows]
 
     def count(self) -> int:
         with self._lock:
