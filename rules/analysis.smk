@@ -3,6 +3,55 @@
 # gets right directly but wrong through the pivot. Aggregations take keyed inputs (clsd.core.paths.keyed).
 
 
+def model_label(wildcards):
+    return config["models"][wildcards.model]["label"]
+
+
+def direct_analysis_inputs(wildcards):
+    return scores_of("direct") | candidates_of()
+
+
+def pivot_failure_inputs(wildcards):
+    return scores_of("direct", "pivot") | candidates_of()
+
+
+def shifts_of(wildcards):
+    """Every model's shift table, keyed `shifts|<model>`."""
+    return {input_name("shifts", m): paths.SHIFTS.format(model=m) for m in MODELS}
+
+
+def candidate_tables(wildcards):
+    return candidates_of()
+
+
+def shift_inputs(wildcards):
+    """One model's direct embeddings of every dataset, with the candidates, single-word pairs and parallel pairs."""
+    files = {}
+    for d in DATASETS:
+        files[input_name("embeddings", d)] = paths.EMBEDDINGS.format(
+            model=wildcards.model, dataset=d, view="direct"
+        )
+        files[input_name("candidates", d)] = paths.CANDIDATES.format(
+            dataset=d, view="direct"
+        )
+        files[input_name("pairs", d)] = paths.SINGLE_WORD.format(dataset=d)
+        files[input_name("parallel", d)] = paths.PARALLEL.format(dataset=d)
+    return files
+
+
+def analysis_targets():
+    """Tables and figures of the analysis stage (none when analysis.enabled is false)."""
+    if not config["analysis"]["enabled"]:
+        return []
+    targets = tables("table3", "correlations", "distractor_stats") + tables(
+        "table5", ext=("md", "tex")
+    )
+    targets += expand(paths.FIGURE, name=["x_change", "m_change"], ext=["pdf", "png"])
+    if "pivot" in VIEWS:
+        targets += tables("pivot_failures", ext=("md", "csv"))
+    return targets
+
+
 rule single_word_pairs:
     input:
         candidates=fill(paths.CANDIDATES, view="direct"),

@@ -2,6 +2,62 @@
 # the direct view; checksum sentinels of local folders.
 
 
+def parallel_inputs(wildcards):
+    """The local files a dataset's pairs are read from, named by what they are (`file|de`, `csv`)."""
+    spec = dataset_spec(wildcards)
+    source = spec["source"]
+    if source["kind"] == "files":
+        return {
+            input_name("file", lang): source["files"][lang]
+            for lang in spec["languages"]
+        }
+    reference = source_reference(spec)
+    return {"csv": reference["path"]} if is_local(reference) else {}
+
+
+def parallel_params(wildcards):
+    """What the pairs depend on besides their files: the source kind and ids, URL and pins, selection, languages."""
+    spec = dataset_spec(wildcards)
+    source = {
+        key: value
+        for key, value in spec["source"].items()
+        if key not in ("path", "files")
+    }
+    return {
+        "source": source | {"reference": reference_params(source_reference(spec))},
+        "select": spec["select"],
+        "languages": spec["languages"],
+    }
+
+
+def published_distractors_input(wildcards):
+    reference = published_distractors(wildcards)
+    return {"csv": reference["path"]} if is_local(reference) else {}
+
+
+def published_distractors_params(wildcards):
+    spec = dataset_spec(wildcards)
+    return {
+        "csv": reference_params(published_distractors(wildcards)),
+        "kind": spec["distractors"]["kind"],
+        "generator": spec["distractors"]["generator"],
+        "languages": spec["languages"],
+    }
+
+
+def validated_sets(wildcards):
+    """A dataset's validated distractor sets, one per language."""
+    return [
+        paths.VALIDATED.format(dataset=wildcards.dataset, lang=lang)
+        for lang in dataset_languages(wildcards)
+    ]
+
+
+def folder_checksum(wildcards):
+    """What the folder_checksums job writes, as a checksum: the job reruns only when a file's content changed."""
+    return PLANNED_FOLDERS[(wildcards.kind, wildcards.name)][0]
+
+
 rule parallel:
     input:
         unpack(parallel_inputs),

@@ -3,6 +3,68 @@
 # evaluation. Aggregations take keyed inputs (clsd.core.paths.keyed).
 
 
+def labels():
+    """The model and dataset labels Table 2 prints."""
+    return {
+        "models": model_labels(),
+        "datasets": {
+            name: config["datasets"][name]["label"] for name in sorted(DATASETS)
+        },
+    }
+
+
+def directions_by_dataset():
+    return {name: config["datasets"][name]["directions"] for name in sorted(DATASETS)}
+
+
+def table2_inputs(wildcards):
+    return scores_of(*VIEWS) | candidates_of()
+
+
+def validation_reports(wildcards):
+    return {
+        input_name("report", d, lang): paths.VALIDATION_REPORT.format(
+            dataset=d, lang=lang
+        )
+        for d in DATASETS
+        for lang in config["datasets"][d]["languages"]
+    }
+
+
+def mteb_inputs(wildcards):
+    """A model's score files and the candidate tables of every view of a dataset, keyed by view."""
+    return score_files(wildcards) | view_candidates(wildcards)
+
+
+def view_candidates(wildcards):
+    return {
+        input_name("candidates", v): paths.CANDIDATES.format(
+            dataset=wildcards.dataset, view=v
+        )
+        for v in VIEWS
+    }
+
+
+def score_files(wildcards):
+    return {
+        input_name("scores", v): paths.SCORES.format(
+            model=wildcards.model, dataset=wildcards.dataset, view=v
+        )
+        for v in VIEWS
+    }
+
+
+def card_params(wildcards):
+    """What a dataset's exported card takes from the config: its label, license and source kind and ids."""
+    spec = dataset_spec(wildcards)
+    source = {
+        key: spec["source"][key]
+        for key in ("kind", "test_set", "langpair")
+        if key in spec["source"]
+    }
+    return {"label": spec["label"], "license": spec["license"], "source": source}
+
+
 rule table2:
     input:
         unpack(table2_inputs),

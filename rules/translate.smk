@@ -1,6 +1,55 @@
 # Stage translate (clsd.translate): every distinct text of a dataset translated once into the pivot language, then
 # the candidate table of the pivot view.
 
+from clsd.translate.pivot import TranslatorSpec
+
+
+def converted_model():
+    """The CTranslate2 conversion, when that backend is configured."""
+    return [paths.CT2] if config["pivot"]["backend"] == "ctranslate2" else []
+
+
+def translator_spec():
+    """What translations depend on (a local model's display name is no part of it: its sentinel is an input)."""
+    spec = TranslatorSpec.from_config(config["pivot"]).__dict__
+    return spec | {"model": None} if config["pivot"]["source"] == "local" else spec
+
+
+TRANSLATOR_SENTINEL = planned_sentinel("translator", "model")
+
+
+def pivot_csv(wildcards):
+    return dataset_spec(wildcards).get("pivot_csv")
+
+
+def pivot_inputs(wildcards):
+    """published backend: the English file and the published CSV whose items it must cover."""
+    if config["pivot"]["backend"] != "published":
+        return {}
+    files = {
+        "pivot_csv": pivot_csv(wildcards),
+        "published": published_distractors(wildcards),
+    }
+    return {
+        name: reference["path"]
+        for name, reference in files.items()
+        if is_local(reference)
+    }
+
+
+def pivot_params(wildcards):
+    if config["pivot"]["backend"] != "published":
+        return {}
+    return {
+        "pivot_csv": reference_params(pivot_csv(wildcards)),
+        "published": reference_params(published_distractors(wildcards)),
+    }
+
+
+def translation_gpus():
+    """Published translations need no GPU; model backends request the configured number."""
+    return 0 if config["pivot"]["backend"] == "published" else config["pivot"]["gpu"]
+
 
 rule convert_ct2:
     input:

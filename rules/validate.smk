@@ -1,6 +1,29 @@
 # Stage validate (clsd.validate): every distractor set, generated or published, checked on its way to the candidates
 # (rules that reject only what certainly keeps the meaning, the optional LLM judge); a report per set.
 
+from clsd.validate.judge import judge_request_settings
+
+
+def distractor_kind(wildcards):
+    return dataset_spec(wildcards)["distractors"]["kind"]
+
+
+def validation_params(wildcards):
+    """The validation settings a set's job uses: rules and judge, and apply_to_published only for published sets
+    (a generated set does not rerun when it changes). The judge's template is an input (its content counts, not
+    its path); the number of examples shown is the validation table's display setting.
+    """
+    settings = {key: config["validation"][key] for key in ("rules", "judge")}
+    if distractor_kind(wildcards) not in ("llm", "rules"):
+        settings["apply_to_published"] = config["validation"]["apply_to_published"]
+    return settings
+
+
+def judge_settings():
+    """What the judge's requests depend on (clsd.validate.judge.judge_request_settings): not the generation
+    prompt, temperature or attempts."""
+    return judge_request_settings(config["generation"])
+
 
 rule validate_distractors:
     input:
