@@ -71,6 +71,7 @@ def sample_run(minilm, tmp_path_factory):
             "predictions": predictions}
 
 
+@pytest.mark.slow
 def test_mteb_evaluate_gives_the_precision_of_clsds_score_step(sample_run):
     result, scores = sample_run["result"], sample_run["scores"]
     assert result.task_name == "CLSD-sample" and result.dataset_revision == sample_run["manifest"]["revision"]
@@ -88,6 +89,7 @@ def test_mteb_evaluate_gives_the_precision_of_clsds_score_step(sample_run):
         ("direct-de-fr", True, []), ("direct-fr-de", True, [])]
 
 
+@pytest.mark.slow
 def test_mtebs_and_clsds_results_load_into_one_results_cache(sample_run, tmp_path):
     from mteb.cache import ResultCache
     from mteb.results.task_result import TaskResult
@@ -114,6 +116,7 @@ def test_mtebs_and_clsds_results_load_into_one_results_cache(sample_run, tmp_pat
         assert same["languages"] == entry["languages"] and same["main_score"] == pytest.approx(entry["main_score"], abs=1e-6)
 
 
+@pytest.mark.slow
 def test_a_tie_with_a_distractor_is_a_failure_for_mteb_and_clsd(sample_run, minilm, tmp_path, offline):
     """An item MiniLM gets right DE→FR, with a French distractor made equal to its target: both count it as failed."""
     scores = sample_run["scores"]

@@ -21,7 +21,7 @@ from clsd.data import corpora
 from clsd.report import mteb_record
 from conftest import MODEL_STORE, PUBLISHED, ROOT, require_shared
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 SAMPLE = ROOT / "resources/sample/clsd_sample.csv"
 MINILM = {"name": "sentence-transformers/all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "batch_size": 64}
 
