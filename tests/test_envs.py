@@ -260,7 +260,7 @@ def test_stages_import_only_earlier_stages_and_core_imports_none():
     wrong = []
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         parts = path.relative_to(PACKAGE_DIR).parts
-        if len(parts) < 2:  # the top layer (config, mteb_task) may import any stage
+        if len(parts) < 2:  # the top layer (config, the public mteb_task name) may import any stage
             continue
         package = ".".join(("clsd", *parts[:-1]))
         for name in imported_modules(path.read_text(encoding="utf-8"), package):
