@@ -39,19 +39,6 @@ def shift_inputs(wildcards):
     return files
 
 
-def analysis_targets():
-    """Tables and figures of the analysis stage (none when analysis.enabled is false)."""
-    if not config["analysis"]["enabled"]:
-        return []
-    targets = tables("table3", "correlations", "distractor_stats") + tables(
-        "table5", ext=("md", "tex")
-    )
-    targets += expand(paths.FIGURE, name=["x_change", "m_change"], ext=["pdf", "png"])
-    if "pivot" in VIEWS:
-        targets += tables("pivot_failures", ext=("md", "csv"))
-    return targets
-
-
 rule single_word_pairs:
     input:
         candidates=fill(paths.CANDIDATES, view="direct"),

@@ -144,11 +144,24 @@ def model_labels():
     return {name: config["models"][name]["label"] for name in sorted(MODELS)}
 
 
-# ---- targets: the tables of every stage, and what `rule all` asks for (analysis_targets: rules/analysis.smk) ----
+# ---- targets: what `rule all` asks for ---------------------------------------------------------------------------
 
 
 def tables(*names, ext=("md", "tex", "csv")):
     return expand(paths.TABLE, name=names, ext=ext)
+
+
+def analysis_targets():
+    """Tables and figures of the analysis stage (none when analysis.enabled is false)."""
+    if not config["analysis"]["enabled"]:
+        return []
+    targets = tables("table3", "correlations", "distractor_stats") + tables(
+        "table5", ext=("md", "tex")
+    )
+    targets += expand(paths.FIGURE, name=["x_change", "m_change"], ext=["pdf", "png"])
+    if "pivot" in VIEWS:
+        targets += tables("pivot_failures", ext=("md", "csv"))
+    return targets
 
 
 def final_targets():

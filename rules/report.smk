@@ -3,7 +3,7 @@
 # evaluation. Aggregations take keyed inputs (clsd.core.paths.keyed).
 
 
-def labels():
+def table2_labels():
     """The model and dataset labels Table 2 prints."""
     return {
         "models": model_labels(),
@@ -95,7 +95,7 @@ rule table2:
         "../envs/report.yaml"
     params:
         views=VIEWS,
-        labels=labels(),
+        labels=table2_labels(),
         directions=directions_by_dataset(),
         uncertainty=config["table2"],
         code=code("table2.py"),
