@@ -1,42 +1,9 @@
 # Stage analysis (clsd.analysis), on the direct view: why models fail. Table 3, single-word pairs with POS,
 # normalised shifts and their figures, correlations, Table 5 examples, distractor statistics and the items a model
 # gets right directly but wrong through the pivot. Aggregations take keyed inputs (clsd.core.paths.keyed).
+# Inputs and params: clsd.analysis.jobs (plain functions of the config, tested without Snakemake).
 
-
-def model_label(wildcards):
-    return config["models"][wildcards.model]["label"]
-
-
-def direct_analysis_inputs(wildcards):
-    return scores_of("direct") | candidates_of()
-
-
-def pivot_failure_inputs(wildcards):
-    return scores_of("direct", "pivot") | candidates_of()
-
-
-def shifts_of(wildcards):
-    """Every model's shift table, keyed `shifts|<model>`."""
-    return {input_name("shifts", m): paths.SHIFTS.format(model=m) for m in MODELS}
-
-
-def candidate_tables(wildcards):
-    return candidates_of()
-
-
-def shift_inputs(wildcards):
-    """One model's direct embeddings of every dataset, with the candidates, single-word pairs and parallel pairs."""
-    files = {}
-    for d in DATASETS:
-        files[input_name("embeddings", d)] = paths.EMBEDDINGS.format(
-            model=wildcards.model, dataset=d, view="direct"
-        )
-        files[input_name("candidates", d)] = paths.CANDIDATES.format(
-            dataset=d, view="direct"
-        )
-        files[input_name("pairs", d)] = paths.SINGLE_WORD.format(dataset=d)
-        files[input_name("parallel", d)] = paths.PARALLEL.format(dataset=d)
-    return files
+import clsd.analysis.jobs as analysis_jobs
 
 
 rule single_word_pairs:
@@ -59,7 +26,7 @@ rule single_word_pairs:
 
 rule distractor_stats:
     input:
-        unpack(candidate_tables),
+        unpack(lambda w: analysis_jobs.candidates_of(config)),
     output:
         md=fill(paths.TABLE, name="distractor_stats", ext="md"),
         tex=fill(paths.TABLE, name="distractor_stats", ext="tex"),
@@ -78,7 +45,7 @@ rule distractor_stats:
 
 rule table3:
     input:
-        unpack(direct_analysis_inputs),
+        unpack(lambda w: analysis_jobs.direct_analysis_inputs(config)),
     output:
         md=report(
             fill(paths.TABLE, name="table3", ext="md"),
@@ -93,7 +60,7 @@ rule table3:
     conda:
         "../envs/analysis.yaml"
     params:
-        labels=model_labels(),
+        labels=analysis_jobs.model_labels(config),
         code=code("table3.py"),
     script:
         "../workflow/scripts/table3.py"
@@ -101,7 +68,7 @@ rule table3:
 
 rule shifts:
     input:
-        unpack(shift_inputs),
+        unpack(lambda w: analysis_jobs.shift_inputs(config, w.model)),
     output:
         paths.SHIFTS,
     log:
@@ -110,12 +77,9 @@ rule shifts:
     conda:
         "../envs/analysis.yaml"
     params:
-        languages={
-            name: spec["languages"]
-            for name, spec in sorted(config["datasets"].items())
-        },
+        languages=analysis_jobs.shift_languages(config),
         seed=config["analysis"]["seed"],
-        label=model_label,
+        label=lambda w: config["models"][w.model]["label"],
         code=code("shifts.py"),
     script:
         "../workflow/scripts/shifts.py"
@@ -123,7 +87,7 @@ rule shifts:
 
 rule shift_figures:
     input:
-        unpack(shifts_of),
+        unpack(lambda w: analysis_jobs.shifts_of(config)),
     output:
         x_pdf=fill(paths.FIGURE, name="x_change", ext="pdf"),
         x_png=report(
@@ -154,7 +118,7 @@ rule shift_figures:
 
 rule correlations:
     input:
-        unpack(shifts_of),
+        unpack(lambda w: analysis_jobs.shifts_of(config)),
     output:
         md=report(
             fill(paths.TABLE, name="correlations", ext="md"),
@@ -177,7 +141,7 @@ rule correlations:
 
 rule examples:
     input:
-        unpack(direct_analysis_inputs),
+        unpack(lambda w: analysis_jobs.direct_analysis_inputs(config)),
     output:
         md=report(
             fill(paths.TABLE, name="table5", ext="md"),
@@ -191,7 +155,7 @@ rule examples:
     conda:
         "../envs/analysis.yaml"
     params:
-        labels=model_labels(),
+        labels=analysis_jobs.model_labels(config),
         n=config["analysis"]["examples"],
         seed=config["analysis"]["seed"],
         code=code("examples.py"),
@@ -201,7 +165,7 @@ rule examples:
 
 rule pivot_failures:
     input:
-        unpack(pivot_failure_inputs),
+        unpack(lambda w: analysis_jobs.pivot_failure_inputs(config)),
     output:
         md=report(
             fill(paths.TABLE, name="pivot_failures", ext="md"),
@@ -215,7 +179,7 @@ rule pivot_failures:
     conda:
         "../envs/analysis.yaml"
     params:
-        labels=model_labels(),
+        labels=analysis_jobs.model_labels(config),
         code=code("pivot_failures.py"),
     script:
         "../workflow/scripts/pivot_failures.py"

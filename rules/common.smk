@@ -1,7 +1,7 @@
-# What every stage's rules share, built from the validated config: the configured views, datasets and models,
-# code identities and threads, dataset settings, file references, checksum sentinels of local folders, the keyed
-# inputs of aggregations and the final targets. Each stage's own input and param helpers sit above its rules in
-# rules/<stage>.smk. Paths come from clsd.core.paths; aggregation rules take keyed inputs (clsd.core.paths.input_name
+# What the rules of every stage share, built from the validated config: the configured views, datasets and models,
+# code identities and threads, dataset settings, checksum sentinels of local folders and the final targets. Each
+# stage's own inputs and params are plain functions of the config in its subpackage, clsd.<stage>.jobs, which its
+# rules file calls. Paths come from clsd.core.paths; aggregation rules take keyed inputs (clsd.core.paths.input_name
 # / keyed), never lists zipped by position; params hold only what a job's result depends on: never a path on this
 # machine, never a display setting of another rule.
 import re
@@ -10,9 +10,8 @@ from pathlib import Path
 from clsd.config import effective_views, local_folders
 from clsd.core import paths
 from clsd.core.code import code_identity
-from clsd.core.paths import fill, input_name
+from clsd.core.paths import fill
 from clsd.core.sentinel import planned_checksum, save_stat_cache
-from clsd.data.corpora import is_url
 from clsd.embed.model_store import RECIPES
 
 VIEWS = effective_views(config)
@@ -38,61 +37,12 @@ def threads(rule):
     return config["resources"]["threads"][rule]
 
 
-def dataset_spec(wildcards):
-    return config["datasets"][wildcards.dataset]
-
-
 def dataset_languages(wildcards):
-    return dataset_spec(wildcards)["languages"]
+    return config["datasets"][wildcards.dataset]["languages"]
 
 
 def dataset_directions(wildcards):
-    return dataset_spec(wildcards)["directions"]
-
-
-def datasets_with_distractors(kinds):
-    return [
-        name
-        for name, spec in config["datasets"].items()
-        if spec["distractors"]["kind"] in kinds
-    ]
-
-
-# ---- files a job reads: local ones are inputs (their content counts), URLs and ids are params -------------------
-
-
-def is_local(reference):
-    return reference is not None and not is_url(reference["path"])
-
-
-def reference_params(reference):
-    """A file reference as a param: a URL and its sha256 pin, or only the pin of a local file (an input)."""
-    if reference is None:
-        return None
-    return {
-        "url": None if is_local(reference) else reference["path"],
-        "sha256": reference.get("sha256"),
-    }
-
-
-def source_reference(spec):
-    source = spec["source"]
-    return (
-        {"path": source["path"], "sha256": source.get("sha256")}
-        if source["kind"] == "published_csv"
-        else None
-    )
-
-
-def published_distractors(wildcards):
-    """The published CSV ({path, sha256}) the dataset's distractors come from, or None when generated."""
-    spec = dataset_spec(wildcards)
-    origin = spec["distractors"]
-    if origin["kind"] == "from_source":
-        return source_reference(spec)
-    if origin["kind"] == "published_csv":
-        return {"path": origin["path"], "sha256": origin.get("sha256")}
-    return None
+    return config["datasets"][wildcards.dataset]["directions"]
 
 
 # ---- local folders: checksum sentinels written by the folder_checksums job (rules/data.smk) ---------------------
@@ -116,32 +66,6 @@ def planned_sentinel(kind, name):
 onstart:
     for key, (_, stat_cache) in PLANNED_FOLDERS.items():
         save_stat_cache(folder_sentinel(*key), stat_cache)
-
-
-# ---- aggregation (analysis and report): keyed inputs -----------------------------------------------------------
-
-
-def candidates_of(view="direct"):
-    """Every dataset's candidate table of a view, keyed `candidates|<dataset>`."""
-    return {
-        input_name("candidates", d): paths.CANDIDATES.format(dataset=d, view=view)
-        for d in DATASETS
-    }
-
-
-def scores_of(*views):
-    """Every score file of the views, keyed `scores|<view>|<model>|<dataset>`."""
-    return {
-        input_name("scores", v, m, d): paths.SCORES.format(model=m, dataset=d, view=v)
-        for v in views
-        for m in MODELS
-        for d in DATASETS
-    }
-
-
-def model_labels():
-    """The model labels a table prints (a relabelled model re-renders it, and reruns nothing else)."""
-    return {name: config["models"][name]["label"] for name in sorted(MODELS)}
 
 
 # ---- targets: what `rule all` asks for ---------------------------------------------------------------------------

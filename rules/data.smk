@@ -1,66 +1,13 @@
 # Stage data (clsd.data): corpora and published files → parallel pairs → (distractor sets) → the candidate table of
 # the direct view; checksum sentinels of local folders.
+# Inputs and params: clsd.data.jobs (plain functions of the config, tested without Snakemake).
 
-
-def parallel_inputs(wildcards):
-    """The local files a dataset's pairs are read from, named by what they are (`file|de`, `csv`)."""
-    spec = dataset_spec(wildcards)
-    source = spec["source"]
-    if source["kind"] == "files":
-        return {
-            input_name("file", lang): source["files"][lang]
-            for lang in spec["languages"]
-        }
-    reference = source_reference(spec)
-    return {"csv": reference["path"]} if is_local(reference) else {}
-
-
-def parallel_params(wildcards):
-    """What the pairs depend on besides their files: the source kind and ids, URL and pins, selection, languages."""
-    spec = dataset_spec(wildcards)
-    source = {
-        key: value
-        for key, value in spec["source"].items()
-        if key not in ("path", "files")
-    }
-    return {
-        "source": source | {"reference": reference_params(source_reference(spec))},
-        "select": spec["select"],
-        "languages": spec["languages"],
-    }
-
-
-def published_distractors_input(wildcards):
-    reference = published_distractors(wildcards)
-    return {"csv": reference["path"]} if is_local(reference) else {}
-
-
-def published_distractors_params(wildcards):
-    spec = dataset_spec(wildcards)
-    return {
-        "csv": reference_params(published_distractors(wildcards)),
-        "kind": spec["distractors"]["kind"],
-        "generator": spec["distractors"]["generator"],
-        "languages": spec["languages"],
-    }
-
-
-def validated_sets(wildcards):
-    """A dataset's validated distractor sets, one per language."""
-    return [
-        paths.VALIDATED.format(dataset=wildcards.dataset, lang=lang)
-        for lang in dataset_languages(wildcards)
-    ]
-
-
-def folder_checksum(wildcards):
-    """What the folder_checksums job writes, as a checksum: the job reruns only when a file's content changed."""
-    return PLANNED_FOLDERS[(wildcards.kind, wildcards.name)][0]
+import clsd.data.jobs as data_jobs
 
 
 rule parallel:
     input:
-        unpack(parallel_inputs),
+        unpack(lambda w: data_jobs.parallel_inputs(config, w.dataset)),
     output:
         paths.PARALLEL,
     log:
@@ -69,7 +16,7 @@ rule parallel:
     conda:
         "../envs/data.yaml"
     params:
-        dataset=parallel_params,
+        dataset=lambda w: data_jobs.parallel_params(config, w.dataset),
         code=code("parallel.py"),
     script:
         "../workflow/scripts/parallel.py"
@@ -77,7 +24,7 @@ rule parallel:
 
 rule distractors:
     input:
-        unpack(published_distractors_input),
+        unpack(lambda w: data_jobs.published_distractors_input(config, w.dataset)),
         parallel=paths.PARALLEL,
     output:
         paths.DISTRACTORS,
@@ -85,13 +32,15 @@ rule distractors:
         "results/logs/distractors/{dataset}/{lang}.log",
     wildcard_constraints:
         dataset=alternatives(
-            datasets_with_distractors(("from_source", "published_csv"))
+            data_jobs.datasets_with_distractors(
+                config, ("from_source", "published_csv")
+            )
         ),
     localrule: True
     conda:
         "../envs/data.yaml"
     params:
-        origin=published_distractors_params,
+        origin=lambda w: data_jobs.published_distractors_params(config, w.dataset),
         code=code("distractors.py"),
     script:
         "../workflow/scripts/distractors.py"
@@ -100,7 +49,7 @@ rule distractors:
 rule candidates:
     input:
         parallel=paths.PARALLEL,
-        distractors=validated_sets,
+        distractors=lambda w: data_jobs.validated_sets(config, w.dataset),
     output:
         fill(paths.CANDIDATES, view="direct"),
     log:
@@ -126,7 +75,7 @@ rule folder_checksums:
     conda:
         "../envs/data.yaml"
     params:
-        checksum=folder_checksum,
+        checksum=lambda w: PLANNED_FOLDERS[(w.kind, w.name)][0],
         code=code("folder_checksums.py"),
     script:
         "../workflow/scripts/folder_checksums.py"

@@ -1,73 +1,16 @@
 # Stage report (clsd.report): Table 2 with exact intervals, paired comparisons and its figure; the validation table;
 # one MTEB-shaped record per model and dataset; each dataset as a Hugging Face datasets folder; the opt-in MTEB
 # evaluation. Aggregations take keyed inputs (clsd.core.paths.keyed).
+# Inputs and params: clsd.report.jobs; mteb_evaluate loads its model as the embedding job does (clsd.embed.jobs).
 
-
-def table2_labels():
-    """The model and dataset labels Table 2 prints."""
-    return {
-        "models": model_labels(),
-        "datasets": {
-            name: config["datasets"][name]["label"] for name in sorted(DATASETS)
-        },
-    }
-
-
-def directions_by_dataset():
-    return {name: config["datasets"][name]["directions"] for name in sorted(DATASETS)}
-
-
-def table2_inputs(wildcards):
-    return scores_of(*VIEWS) | candidates_of()
-
-
-def validation_reports(wildcards):
-    return {
-        input_name("report", d, lang): paths.VALIDATION_REPORT.format(
-            dataset=d, lang=lang
-        )
-        for d in DATASETS
-        for lang in config["datasets"][d]["languages"]
-    }
-
-
-def mteb_inputs(wildcards):
-    """A model's score files and the candidate tables of every view of a dataset, keyed by view."""
-    return score_files(wildcards) | view_candidates(wildcards)
-
-
-def view_candidates(wildcards):
-    return {
-        input_name("candidates", v): paths.CANDIDATES.format(
-            dataset=wildcards.dataset, view=v
-        )
-        for v in VIEWS
-    }
-
-
-def score_files(wildcards):
-    return {
-        input_name("scores", v): paths.SCORES.format(
-            model=wildcards.model, dataset=wildcards.dataset, view=v
-        )
-        for v in VIEWS
-    }
-
-
-def card_params(wildcards):
-    """What a dataset's exported card takes from the config: its label, license and source kind and ids."""
-    spec = dataset_spec(wildcards)
-    source = {
-        key: spec["source"][key]
-        for key in ("kind", "test_set", "langpair")
-        if key in spec["source"]
-    }
-    return {"label": spec["label"], "license": spec["license"], "source": source}
+import clsd.embed.jobs as embed_jobs
+import clsd.report.jobs as report_jobs
+from clsd.embed.models import model_identity
 
 
 rule table2:
     input:
-        unpack(table2_inputs),
+        unpack(lambda w: report_jobs.table2_inputs(config, VIEWS)),
     output:
         md=report(
             fill(paths.TABLE, name="table2", ext="md"),
@@ -95,8 +38,8 @@ rule table2:
         "../envs/report.yaml"
     params:
         views=VIEWS,
-        labels=table2_labels(),
-        directions=directions_by_dataset(),
+        labels=report_jobs.table2_labels(config),
+        directions=report_jobs.directions_by_dataset(config),
         uncertainty=config["table2"],
         code=code("table2.py"),
     script:
@@ -105,7 +48,7 @@ rule table2:
 
 rule validation_table:
     input:
-        unpack(validation_reports),
+        unpack(lambda w: report_jobs.validation_reports(config)),
     output:
         md=report(
             fill(paths.TABLE, name="validation", ext="md"),
@@ -127,7 +70,7 @@ rule validation_table:
 
 rule mteb_json:
     input:
-        unpack(mteb_inputs),
+        unpack(lambda w: report_jobs.mteb_inputs(w.model, w.dataset, VIEWS)),
     output:
         paths.MTEB_RECORD,
     log:
@@ -144,7 +87,7 @@ rule mteb_json:
 
 rule hf_export:
     input:
-        unpack(view_candidates),
+        unpack(lambda w: report_jobs.view_candidates(w.dataset, VIEWS)),
     output:
         report(
             directory(paths.HF_EXPORT),
@@ -159,7 +102,7 @@ rule hf_export:
         "../envs/report.yaml"
     params:
         directions=dataset_directions,
-        card=card_params,
+        card=lambda w: report_jobs.card_params(config, w.dataset),
         code=code("hf_export.py"),
     script:
         "../workflow/scripts/hf_export.py"
@@ -167,10 +110,10 @@ rule hf_export:
 
 rule mteb_evaluate:
     input:
-        unpack(score_files),
+        unpack(lambda w: report_jobs.score_files(w.model, w.dataset, VIEWS)),
         dataset=paths.HF_EXPORT,
-        model=model_input,
-        export=export_input,
+        model=lambda w: embed_jobs.model_input(config, w.model),
+        export=lambda w: embed_jobs.export_input(config, w.model),
     output:
         result=paths.MTEB_EVALUATE,
         check=paths.MTEB_EVALUATE.replace(".json", ".check.json"),
@@ -186,8 +129,8 @@ rule mteb_evaluate:
         runtime=config["resources"]["embed_runtime"],
         gpu=config["resources"]["embed_gpu"],
     params:
-        model=model_params,
-        backend=backend_code,
+        model=lambda w: model_identity(config, w.model),
+        backend=lambda w: embed_jobs.backend_code(config, w.model),
         code=code("mteb_evaluate.py"),
     script:
         "../workflow/scripts/mteb_evaluate.py"

@@ -1,54 +1,10 @@
 # Stage translate (clsd.translate): every distinct text of a dataset translated once into the pivot language, then
 # the candidate table of the pivot view.
+# Inputs and params: clsd.translate.jobs (plain functions of the config, tested without Snakemake).
 
-from clsd.translate.pivot import TranslatorSpec
-
-
-def converted_model():
-    """The CTranslate2 conversion, when that backend is configured."""
-    return [paths.CT2] if config["pivot"]["backend"] == "ctranslate2" else []
-
-
-def translator_spec():
-    """What translations depend on (a local model's display name is no part of it: its sentinel is an input)."""
-    spec = TranslatorSpec.from_config(config["pivot"]).__dict__
-    return spec | {"model": None} if config["pivot"]["source"] == "local" else spec
-
+import clsd.translate.jobs as translate_jobs
 
 TRANSLATOR_SENTINEL = planned_sentinel("translator", "model")
-
-
-def pivot_csv(wildcards):
-    return dataset_spec(wildcards).get("pivot_csv")
-
-
-def pivot_inputs(wildcards):
-    """published backend: the English file and the published CSV whose items it must cover."""
-    if config["pivot"]["backend"] != "published":
-        return {}
-    files = {
-        "pivot_csv": pivot_csv(wildcards),
-        "published": published_distractors(wildcards),
-    }
-    return {
-        name: reference["path"]
-        for name, reference in files.items()
-        if is_local(reference)
-    }
-
-
-def pivot_params(wildcards):
-    if config["pivot"]["backend"] != "published":
-        return {}
-    return {
-        "pivot_csv": reference_params(pivot_csv(wildcards)),
-        "published": reference_params(published_distractors(wildcards)),
-    }
-
-
-def translation_gpus():
-    """Published translations need no GPU; model backends request the configured number."""
-    return 0 if config["pivot"]["backend"] == "published" else config["pivot"]["gpu"]
 
 
 rule convert_ct2:
@@ -61,7 +17,7 @@ rule convert_ct2:
     conda:
         "../envs/translate.yaml"
     params:
-        model=translator_spec()["model"],
+        model=translate_jobs.translator_spec(config)["model"],
         quantization=config["pivot"]["quantization"],
         code=code("convert_ct2.py"),
     script:
@@ -70,9 +26,9 @@ rule convert_ct2:
 
 rule translate:
     input:
-        unpack(pivot_inputs),
+        unpack(lambda w: translate_jobs.pivot_inputs(config, w.dataset)),
         texts=fill(paths.CANDIDATES, view="direct"),
-        converted=converted_model(),
+        converted=translate_jobs.converted_model(config),
         model=TRANSLATOR_SENTINEL,
     output:
         paths.PIVOT,
@@ -86,10 +42,10 @@ rule translate:
     resources:
         mem_mb=config["pivot"]["mem_mb"],
         runtime=config["pivot"]["runtime"],
-        gpu=translation_gpus(),
+        gpu=translate_jobs.translation_gpus(config),
     params:
-        spec=translator_spec(),
-        files=pivot_params,
+        spec=translate_jobs.translator_spec(config),
+        files=lambda w: translate_jobs.pivot_params(config, w.dataset),
         languages=dataset_languages,
         code=code("translate.py"),
     script:

@@ -1,37 +1,27 @@
 # Stage validate (clsd.validate): every distractor set, generated or published, checked on its way to the candidates
 # (rules that reject only what certainly keeps the meaning, the optional LLM judge); a report per set.
+# Inputs and params: clsd.validate.jobs, and the LLM endpoint's clsd.generate.jobs (the judge asks it).
 
+import clsd.generate.jobs as generate_jobs
+import clsd.validate.jobs as validate_jobs
 from clsd.validate.judge import judge_request_settings
-
-
-def distractor_kind(wildcards):
-    return dataset_spec(wildcards)["distractors"]["kind"]
-
-
-def validation_params(wildcards):
-    """The validation settings a set's job uses: rules and judge, and apply_to_published only for published sets
-    (a generated set does not rerun when it changes). The judge's template is an input (its content counts, not
-    its path); the number of examples shown is the validation table's display setting.
-    """
-    settings = {key: config["validation"][key] for key in ("rules", "judge")}
-    if distractor_kind(wildcards) not in ("llm", "rules"):
-        settings["apply_to_published"] = config["validation"]["apply_to_published"]
-    return settings
-
-
-def judge_settings():
-    """What the judge's requests depend on (clsd.validate.judge.judge_request_settings): not the generation
-    prompt, temperature or attempts."""
-    return judge_request_settings(config["generation"])
 
 
 rule validate_distractors:
     input:
         parallel=paths.PARALLEL,
         distractors=paths.DISTRACTORS,
-        judge_prompt=judge_prompt_input(),
-        model=llm_model_input() if config["validation"]["judge"] else [],
-        gguf=local_gguf_input() if config["validation"]["judge"] else [],
+        judge_prompt=generate_jobs.judge_prompt_input(config),
+        model=(
+            generate_jobs.llm_model_input(config)
+            if config["validation"]["judge"]
+            else []
+        ),
+        gguf=(
+            generate_jobs.local_gguf_input(config)
+            if config["validation"]["judge"]
+            else []
+        ),
     output:
         distractors=paths.VALIDATED,
         report=paths.VALIDATION_REPORT,
@@ -41,13 +31,20 @@ rule validate_distractors:
     localrule: not config["validation"]["judge"]
     conda:
         "../envs/generate.yaml"
-    threads: llm_threads() if config["validation"]["judge"] else 1
+    threads:
+        generate_jobs.llm_threads(config, workflow.cores)
+        if config["validation"]["judge"]
+        else 1
     resources:
         llm=1 if config["validation"]["judge"] else 0,
     params:
-        validation=validation_params,
-        kind=distractor_kind,
-        judge=judge_settings() if config["validation"]["judge"] else None,
+        validation=lambda w: validate_jobs.validation_params(config, w.dataset),
+        kind=lambda w: validate_jobs.distractor_kind(config, w.dataset),
+        judge=(
+            judge_request_settings(config["generation"])
+            if config["validation"]["judge"]
+            else None
+        ),
         code=code("validate_distractors.py"),
     script:
         "../workflow/scripts/validate_distractors.py"
