@@ -1,6 +1,9 @@
 # Stage analysis (clsd.analysis), on the direct view: why models fail. Table 3, single-word pairs with POS,
 # normalised shifts and their figures, correlations, Table 5 examples, distractor statistics and the items a model
 # gets right directly but wrong through the pivot. Aggregations take keyed inputs (clsd.core.paths.keyed).
+# Inputs and params: clsd.analysis.jobs (plain functions of the config, tested without Snakemake).
+
+import clsd.analysis.jobs as analysis_jobs
 
 
 rule single_word_pairs:
@@ -23,7 +26,7 @@ rule single_word_pairs:
 
 rule distractor_stats:
     input:
-        unpack(candidate_tables),
+        unpack(lambda w: analysis_jobs.candidates_of(config)),
     output:
         md=fill(paths.TABLE, name="distractor_stats", ext="md"),
         tex=fill(paths.TABLE, name="distractor_stats", ext="tex"),
@@ -42,7 +45,7 @@ rule distractor_stats:
 
 rule table3:
     input:
-        unpack(direct_analysis_inputs),
+        unpack(lambda w: analysis_jobs.direct_analysis_inputs(config)),
     output:
         md=report(
             fill(paths.TABLE, name="table3", ext="md"),
@@ -57,7 +60,7 @@ rule table3:
     conda:
         "../envs/analysis.yaml"
     params:
-        labels=model_labels(),
+        labels=analysis_jobs.model_labels(config),
         code=code("table3.py"),
     script:
         "../workflow/scripts/table3.py"
@@ -65,7 +68,7 @@ rule table3:
 
 rule shifts:
     input:
-        unpack(shift_inputs),
+        unpack(lambda w: analysis_jobs.shift_inputs(config, w.model)),
     output:
         paths.SHIFTS,
     log:
@@ -74,12 +77,9 @@ rule shifts:
     conda:
         "../envs/analysis.yaml"
     params:
-        languages={
-            name: spec["languages"]
-            for name, spec in sorted(config["datasets"].items())
-        },
+        languages=analysis_jobs.shift_languages(config),
         seed=config["analysis"]["seed"],
-        label=model_label,
+        label=lambda w: config["models"][w.model]["label"],
         code=code("shifts.py"),
     script:
         "../workflow/scripts/shifts.py"
@@ -87,7 +87,7 @@ rule shifts:
 
 rule shift_figures:
     input:
-        unpack(shifts_of),
+        unpack(lambda w: analysis_jobs.shifts_of(config)),
     output:
         x_pdf=fill(paths.FIGURE, name="x_change", ext="pdf"),
         x_png=report(
@@ -118,7 +118,7 @@ rule shift_figures:
 
 rule correlations:
     input:
-        unpack(shifts_of),
+        unpack(lambda w: analysis_jobs.shifts_of(config)),
     output:
         md=report(
             fill(paths.TABLE, name="correlations", ext="md"),
@@ -141,7 +141,7 @@ rule correlations:
 
 rule examples:
     input:
-        unpack(direct_analysis_inputs),
+        unpack(lambda w: analysis_jobs.direct_analysis_inputs(config)),
     output:
         md=report(
             fill(paths.TABLE, name="table5", ext="md"),
@@ -155,7 +155,7 @@ rule examples:
     conda:
         "../envs/analysis.yaml"
     params:
-        labels=model_labels(),
+        labels=analysis_jobs.model_labels(config),
         n=config["analysis"]["examples"],
         seed=config["analysis"]["seed"],
         code=code("examples.py"),
@@ -165,7 +165,7 @@ rule examples:
 
 rule pivot_failures:
     input:
-        unpack(pivot_failure_inputs),
+        unpack(lambda w: analysis_jobs.pivot_failure_inputs(config)),
     output:
         md=report(
             fill(paths.TABLE, name="pivot_failures", ext="md"),
@@ -179,7 +179,7 @@ rule pivot_failures:
     conda:
         "../envs/analysis.yaml"
     params:
-        labels=model_labels(),
+        labels=analysis_jobs.model_labels(config),
         code=code("pivot_failures.py"),
     script:
         "../workflow/scripts/pivot_failures.py"

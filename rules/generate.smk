@@ -2,16 +2,24 @@
 # llama.cpp server by default), or by the rule-based baseline. One job per dataset and language, with its own
 # concurrency; every response is stored before it is parsed. `snakemake generation_estimate` says what it will send
 # and cost first, contacting nothing.
+# Inputs and params: clsd.generate.jobs (plain functions of the config, tested without Snakemake).
+
+import clsd.data.jobs as data_jobs
+import clsd.generate.jobs as generate_jobs
+from clsd.config import llm_datasets
+from clsd.generate.settings import request_settings
 
 
 rule generate_distractors:
     input:
         parallel=paths.PARALLEL,
         prompt=config["generation"]["prompt"],
-        judge_prompt=judge_prompt_input(),
-        model=llm_model_input(),
-        gguf=local_gguf_input(),
-        batch_output=batch_output_input,
+        judge_prompt=generate_jobs.judge_prompt_input(config),
+        model=generate_jobs.llm_model_input(config),
+        gguf=generate_jobs.local_gguf_input(config),
+        batch_output=lambda w: generate_jobs.batch_output_input(
+            config, w.dataset, w.lang
+        ),
     output:
         distractors=paths.DISTRACTORS,
         report=report(
@@ -25,13 +33,13 @@ rule generate_distractors:
         dataset=alternatives(llm_datasets(config)),
     conda:
         "../envs/generate.yaml"
-    threads: llm_threads()
+    threads: generate_jobs.llm_threads(config, workflow.cores)
     resources:
         llm=1,
     params:
-        settings=generation_settings(),
-        validation=generation_validation(),
-        label=distractor_label,
+        settings=request_settings(config["generation"]),
+        validation=generate_jobs.generation_validation(config),
+        label=lambda w: generate_jobs.distractor_label(config, w.dataset),
         code=code("generate_distractors.py"),
     script:
         "../workflow/scripts/generate_distractors.py"
@@ -40,19 +48,19 @@ rule generate_distractors:
 rule rule_distractors:
     input:
         parallel=paths.PARALLEL,
-        lexicon=rule_lexicon,
+        lexicon=lambda w: generate_jobs.rule_lexicon(w.lang),
     output:
         distractors=paths.DISTRACTORS,
         report=paths.GENERATION_REPORT,
     log:
         "results/logs/rule_distractors/{dataset}/{lang}.log",
     wildcard_constraints:
-        dataset=alternatives(datasets_with_distractors(("rules",))),
+        dataset=alternatives(data_jobs.datasets_with_distractors(config, ("rules",))),
     localrule: True
     conda:
         "../envs/data.yaml"
     params:
-        label=distractor_label,
+        label=lambda w: generate_jobs.distractor_label(config, w.dataset),
         code=code("rule_distractors.py"),
     script:
         "../workflow/scripts/rule_distractors.py"
@@ -62,10 +70,10 @@ rule generation_requests:
     input:
         parallel=paths.PARALLEL,
         prompt=config["generation"]["prompt"],
-        judge_prompt=judge_prompt_input(),
-        model=llm_model_input(),
-        gguf=local_gguf_input(),
-        store=stored_input(),
+        judge_prompt=generate_jobs.judge_prompt_input(config),
+        model=generate_jobs.llm_model_input(config),
+        gguf=generate_jobs.local_gguf_input(config),
+        store=generate_jobs.stored_input(config),
     output:
         paths.REQUESTS,
     log:
@@ -76,8 +84,8 @@ rule generation_requests:
     conda:
         "../envs/generate.yaml"
     params:
-        settings=generation_settings(),
-        validation=generation_validation(),
+        settings=request_settings(config["generation"]),
+        validation=generate_jobs.generation_validation(config),
         code=code("generation_requests.py"),
     script:
         "../workflow/scripts/generation_requests.py"
@@ -85,9 +93,9 @@ rule generation_requests:
 
 rule generation_estimate:
     input:
-        unpack(estimate_inputs),
+        unpack(lambda w: generate_jobs.estimate_inputs(config)),
         prompt=config["generation"]["prompt"],
-        judge_prompt=judge_prompt_input(),
+        judge_prompt=generate_jobs.judge_prompt_input(config),
     output:
         md="results/generation/estimate.md",
         csv="results/generation/estimate.csv",
@@ -97,7 +105,7 @@ rule generation_estimate:
     conda:
         "../envs/generate.yaml"
     params:
-        settings=generation_settings(),
+        settings=request_settings(config["generation"]),
         prices=config["generation"]["prices"],
         batch=config["generation"]["batch"],
         code=code("generation_estimate.py"),

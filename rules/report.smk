@@ -1,11 +1,16 @@
 # Stage report (clsd.report): Table 2 with exact intervals, paired comparisons and its figure; the validation table;
 # one MTEB-shaped record per model and dataset; each dataset as a Hugging Face datasets folder; the opt-in MTEB
 # evaluation. Aggregations take keyed inputs (clsd.core.paths.keyed).
+# Inputs and params: clsd.report.jobs; mteb_evaluate loads its model as the embedding job does (clsd.embed.jobs).
+
+import clsd.embed.jobs as embed_jobs
+import clsd.report.jobs as report_jobs
+from clsd.embed.models import model_identity
 
 
 rule table2:
     input:
-        unpack(table2_inputs),
+        unpack(lambda w: report_jobs.table2_inputs(config, VIEWS)),
     output:
         md=report(
             fill(paths.TABLE, name="table2", ext="md"),
@@ -33,8 +38,8 @@ rule table2:
         "../envs/report.yaml"
     params:
         views=VIEWS,
-        labels=labels(),
-        directions=directions_by_dataset(),
+        labels=report_jobs.table2_labels(config),
+        directions=report_jobs.directions_by_dataset(config),
         uncertainty=config["table2"],
         code=code("table2.py"),
     script:
@@ -43,7 +48,7 @@ rule table2:
 
 rule validation_table:
     input:
-        unpack(validation_reports),
+        unpack(lambda w: report_jobs.validation_reports(config)),
     output:
         md=report(
             fill(paths.TABLE, name="validation", ext="md"),
@@ -65,7 +70,7 @@ rule validation_table:
 
 rule mteb_json:
     input:
-        unpack(mteb_inputs),
+        unpack(lambda w: report_jobs.mteb_inputs(w.model, w.dataset, VIEWS)),
     output:
         paths.MTEB_RECORD,
     log:
@@ -82,7 +87,7 @@ rule mteb_json:
 
 rule hf_export:
     input:
-        unpack(view_candidates),
+        unpack(lambda w: report_jobs.view_candidates(w.dataset, VIEWS)),
     output:
         report(
             directory(paths.HF_EXPORT),
@@ -97,7 +102,7 @@ rule hf_export:
         "../envs/report.yaml"
     params:
         directions=dataset_directions,
-        card=card_params,
+        card=lambda w: report_jobs.card_params(config, w.dataset),
         code=code("hf_export.py"),
     script:
         "../workflow/scripts/hf_export.py"
@@ -105,10 +110,10 @@ rule hf_export:
 
 rule mteb_evaluate:
     input:
-        unpack(score_files),
+        unpack(lambda w: report_jobs.score_files(w.model, w.dataset, VIEWS)),
         dataset=paths.HF_EXPORT,
-        model=model_input,
-        export=export_input,
+        model=lambda w: embed_jobs.model_input(config, w.model),
+        export=lambda w: embed_jobs.export_input(config, w.model),
     output:
         result=paths.MTEB_EVALUATE,
         check=paths.MTEB_EVALUATE.replace(".json", ".check.json"),
@@ -124,8 +129,8 @@ rule mteb_evaluate:
         runtime=config["resources"]["embed_runtime"],
         gpu=config["resources"]["embed_gpu"],
     params:
-        model=model_params,
-        backend=backend_code,
+        model=lambda w: model_identity(config, w.model),
+        backend=lambda w: embed_jobs.backend_code(config, w.model),
         code=code("mteb_evaluate.py"),
     script:
         "../workflow/scripts/mteb_evaluate.py"

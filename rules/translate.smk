@@ -1,5 +1,10 @@
 # Stage translate (clsd.translate): every distinct text of a dataset translated once into the pivot language, then
 # the candidate table of the pivot view.
+# Inputs and params: clsd.translate.jobs (plain functions of the config, tested without Snakemake).
+
+import clsd.translate.jobs as translate_jobs
+
+TRANSLATOR_SENTINEL = planned_sentinel("translator", "model")
 
 
 rule convert_ct2:
@@ -12,7 +17,7 @@ rule convert_ct2:
     conda:
         "../envs/translate.yaml"
     params:
-        model=translator_spec()["model"],
+        model=translate_jobs.translator_spec(config)["model"],
         quantization=config["pivot"]["quantization"],
         code=code("convert_ct2.py"),
     script:
@@ -21,9 +26,9 @@ rule convert_ct2:
 
 rule translate:
     input:
-        unpack(pivot_inputs),
+        unpack(lambda w: translate_jobs.pivot_inputs(config, w.dataset)),
         texts=fill(paths.CANDIDATES, view="direct"),
-        converted=converted_model(),
+        converted=translate_jobs.converted_model(config),
         model=TRANSLATOR_SENTINEL,
     output:
         paths.PIVOT,
@@ -37,10 +42,10 @@ rule translate:
     resources:
         mem_mb=config["pivot"]["mem_mb"],
         runtime=config["pivot"]["runtime"],
-        gpu=translation_gpus(),
+        gpu=translate_jobs.translation_gpus(config),
     params:
-        spec=translator_spec(),
-        files=pivot_params,
+        spec=translate_jobs.translator_spec(config),
+        files=lambda w: translate_jobs.pivot_params(config, w.dataset),
         languages=dataset_languages,
         code=code("translate.py"),
     script:

@@ -276,6 +276,7 @@ def encode_with(folder, backend: str, quantize: str, dtype: str, exported, texts
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True), runs_on
 
 
+@pytest.mark.slow
 def test_float32_backends_compute_in_float32_like_torch(minilm_folder, minilm_exports):
     """ONNX Runtime and OpenVINO "float32" give torch's vectors on real sentences (cosine >= 0.99999 for every
     text; float32 rounding differs by ~1e-7, bf16 by ~1e-4), and say so in their record. On a CPU with bf16
@@ -292,6 +293,7 @@ def test_float32_backends_compute_in_float32_like_torch(minilm_folder, minilm_ex
     assert runs_on["precision"]["inference_precision"] == "f32"  # what the compiled OpenVINO model reports
 
 
+@pytest.mark.slow
 def test_openvino_bfloat16_is_labelled_and_really_bfloat16(minilm_folder, minilm_exports):
     """bfloat16 on the CPU, only when asked: another row-key tag, the compiled model's precision recorded, vectors
     that differ from float32's by bf16 rounding (and still close to torch's)."""
@@ -310,6 +312,7 @@ def test_openvino_bfloat16_is_labelled_and_really_bfloat16(minilm_folder, minilm
     assert cosines.min() > 0.999 and cosines.min() < 0.99999  # bf16 keeps 8 bits of mantissa: visible, small
 
 
+@pytest.mark.slow
 def test_onnx_int8_record_states_the_activation_precision_of_its_file(minilm_exports):
     """accuracy_level 4 in every MatMulNBits node of the int8 export: int8 activations, as its record says."""
     import onnx

@@ -260,7 +260,7 @@ def test_stages_import_only_earlier_stages_and_core_imports_none():
     wrong = []
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         parts = path.relative_to(PACKAGE_DIR).parts
-        if len(parts) < 2:  # the top layer (config, mteb_task) may import any stage
+        if len(parts) < 2:  # the top layer (config, the public mteb_task name) may import any stage
             continue
         package = ".".join(("clsd", *parts[:-1]))
         for name in imported_modules(path.read_text(encoding="utf-8"), package):
@@ -268,6 +268,22 @@ def test_stages_import_only_earlier_stages_and_core_imports_none():
             if target in order and target != parts[0] and (parts[0] == "core" or order[target] > order[parts[0]]):
                 wrong.append(f"{path.relative_to(PACKAGE_DIR)} imports {name}")
     assert not wrong
+
+
+def test_the_embedding_stage_never_imports_the_config():
+    """clsd.config reads the embedding stage's backend registry and model recipes while the workflow is planned, so
+    the embedding stage must not import clsd.config back (lazy imports included): the model folders both need live in
+    clsd.embed.locations, which imports nothing of clsd."""
+    from clsd.core.code import PACKAGE_DIR, imported_modules
+
+    assert "clsd.embed.backends" in imported_modules((PACKAGE_DIR / "config.py").read_text(encoding="utf-8"), "clsd")
+    loops = []
+    for path in sorted((PACKAGE_DIR / "embed").rglob("*.py")):
+        package = ".".join(("clsd", *path.relative_to(PACKAGE_DIR).parts[:-1]))
+        if "clsd.config" in imported_modules(path.read_text(encoding="utf-8"), package):
+            loops.append(str(path.relative_to(PACKAGE_DIR)))
+    assert not loops
+    assert not [name for name in imported_modules((PACKAGE_DIR / "embed/locations.py").read_text(encoding="utf-8"), "clsd.embed")]
 
 
 DOTTED = re.compile(r"(?<![\w/.-])clsd(?:\.[a-z_][a-z0-9_]*)+\b")  # not a file name such as install-clsd.sh

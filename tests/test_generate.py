@@ -311,7 +311,7 @@ def test_request_settings_are_exactly_what_requests_depend_on(tmp_path):
     assert judge_request_settings(other_format, "distractor") == judge_request_settings(base, "distractor")
 
 
-LATER_STAGES = ("validate", "translate", "embed", "score", "analysis", "report", "mteb_task")
+LATER_STAGES = ("validate", "translate", "embed", "score", "analysis", "report")
 
 
 def test_stage_generate_imports_no_later_stage():

@@ -27,6 +27,7 @@ from clsd.generate.settings import RESPONSE_FORMAT, Settings
 from clsd.generate.store import ResponseStore
 from conftest import MODEL_STORE, ROOT, group_alive
 
+pytestmark = pytest.mark.slow
 GGUF = MODEL_STORE / "qwen2.5-coder-1.5b-instruct-q4_k_m" / "model.gguf"
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 SENTENCES = ["Der Stadtrat von Lyon hat am Dienstag den Bau von drei neuen Grundschulen genehmigt.",

@@ -19,6 +19,7 @@ from clsd.score import precision
 from conftest import ROOT
 from test_hf_export import offline, sample_view  # noqa: F401 (offline is a fixture)
 
+pytestmark = pytest.mark.slow
 SCRIPT = ROOT / "workflow" / "scripts" / "mteb_evaluate.py"
 DIRECTIONS = ["de-fr", "fr-de"]
 

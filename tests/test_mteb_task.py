@@ -14,7 +14,7 @@ import pytest
 from clsd.core.errors import InputError
 from clsd.core.io import read_meta, write_table
 from clsd.embed import models
-from clsd.mteb_task import (
+from clsd.report.mteb_task import (
     MAIN_SCORE,
     clsd_encoder,
     clsd_task,
@@ -71,6 +71,7 @@ def sample_run(minilm, tmp_path_factory):
             "predictions": predictions}
 
 
+@pytest.mark.slow
 def test_mteb_evaluate_gives_the_precision_of_clsds_score_step(sample_run):
     result, scores = sample_run["result"], sample_run["scores"]
     assert result.task_name == "CLSD-sample" and result.dataset_revision == sample_run["manifest"]["revision"]
@@ -88,6 +89,7 @@ def test_mteb_evaluate_gives_the_precision_of_clsds_score_step(sample_run):
         ("direct-de-fr", True, []), ("direct-fr-de", True, [])]
 
 
+@pytest.mark.slow
 def test_mtebs_and_clsds_results_load_into_one_results_cache(sample_run, tmp_path):
     from mteb.cache import ResultCache
     from mteb.results.task_result import TaskResult
@@ -114,6 +116,7 @@ def test_mtebs_and_clsds_results_load_into_one_results_cache(sample_run, tmp_pat
         assert same["languages"] == entry["languages"] and same["main_score"] == pytest.approx(entry["main_score"], abs=1e-6)
 
 
+@pytest.mark.slow
 def test_a_tie_with_a_distractor_is_a_failure_for_mteb_and_clsd(sample_run, minilm, tmp_path, offline):
     """An item MiniLM gets right DE→FR, with a French distractor made equal to its target: both count it as failed."""
     scores = sample_run["scores"]
@@ -140,6 +143,17 @@ def test_a_tie_with_a_distractor_is_a_failure_for_mteb_and_clsd(sample_run, mini
         {e["hf_subset"]: e for e in sample_run["result"].scores["test"]}["direct-de-fr"][MAIN_SCORE] - 1 / 22, abs=1e-9)
     assert all(check["agree"] and not check["items_differing"]
                for check in compare_with_scores(tmp_path / "hf", manifest, predictions, {"direct": ours}))
+
+
+def test_the_import_every_exported_card_shows_gives_the_task():
+    """Exported cards say `from clsd.mteb_task import clsd_task`: that public name stays, the task lives in clsd.report."""
+    import inspect
+
+    from clsd.mteb_task import clsd_task as public
+    from clsd.report import hf_export
+
+    assert public is clsd_task
+    assert '"from clsd.mteb_task import clsd_task"' in inspect.getsource(hf_export)
 
 
 def test_strict_outcomes_count_equal_scores_and_equal_texts_as_failures():

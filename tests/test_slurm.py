@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 from test_workflow import MINILM, MODEL_STORE, SAMPLE, snakemake, write_config
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 CLUSTER = ROOT / "tests/slurm/cluster.sh"
 SLURM_DIR = Path(os.environ.get("CLSD_SLURM_DIR", "/tmp/clsd-slurm"))
 

@@ -21,7 +21,7 @@ from clsd.data import corpora
 from clsd.report import mteb_record
 from conftest import MODEL_STORE, PUBLISHED, ROOT, require_shared
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 SAMPLE = ROOT / "resources/sample/clsd_sample.csv"
 MINILM = {"name": "sentence-transformers/all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "batch_size": 64}
 
@@ -65,6 +65,11 @@ def params_naming_paths(workdir: Path) -> list[tuple[str, str]]:
                 if expanded.is_absolute() and len(expanded.parts) > 2 and expanded.exists():
                     found.append((record["rule"], candidate))
     return found
+
+
+#: Table 2 and the validation table: what the tests of validation and scoring read (a run asks only for what its test
+#: reads; the whole DAG is checked once, by the module's `workdir`).
+TABLES = ("results/tables/table2.md", "results/tables/table2.csv", "results/tables/validation.md", "results/tables/validation.csv")
 
 
 def write_config(workdir: Path, config: dict) -> None:
@@ -256,7 +261,7 @@ def test_adding_a_model_schedules_only_its_jobs(fresh_copy, minilm_folder):
     ]
     assert [w for rule, w in jobs if rule == "shifts"] == [{"model": "minilm-passage"}]
     assert aggregations(jobs) == AGGREGATIONS
-    snakemake(fresh_copy)
+    snakemake(fresh_copy, "results/tables/table2.csv")
     table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
     assert table["model"].to_list() == ["minilm", "minilm-passage", "minilm-query", "items scored"]
 
@@ -319,7 +324,7 @@ def test_editing_a_published_distractor_file_replans_exactly_what_it_feeds(fresh
     edit(fresh_copy / "sources/distractors.csv", "Marseille", "Toulouse")
     expected = per_dataset("raw") | {("distractors", "", "raw", "", lang) for lang in ("de", "fr")}
     assert job_set(planned_jobs(fresh_copy)) == expected
-    snakemake(fresh_copy)
+    snakemake(fresh_copy, "results/candidates/raw/direct.parquet")
     assert "Toulouse" in " ".join(pl.read_parquet(fresh_copy / "results/candidates/raw/direct.parquet")["text"])
 
 
@@ -344,7 +349,7 @@ def test_published_distractors_are_flagged_and_removed_only_when_asked(fresh_cop
     assert first["French"] == "Le conseil municipal de Lyon a approuvé mardi la construction de trois nouvelles écoles primaires."
     non_word = first["German"].replace("genehmigt", "genemigt")
     rewrite_cells(path, {(0, "fr_adv2"): reorder, (0, "de_adv3"): non_word})
-    snakemake(fresh_copy)
+    snakemake(fresh_copy, *TABLES)
     validation = pl.read_csv(fresh_copy / "results/tables/validation.csv")
     raw = {row["Language"]: row for row in validation.filter(pl.col("Dataset") == "raw").iter_rows(named=True)}
     assert raw["French"]["reorder"] == 1 and raw["German"]["non_word"] == 1 and raw["French"]["Action"] == "flagged"
@@ -358,7 +363,7 @@ def test_published_distractors_are_flagged_and_removed_only_when_asked(fresh_cop
     config["validation"] = {"apply_to_published": True}
     write_config(fresh_copy, config)
     assert {rule for rule, _ in planned_jobs(fresh_copy)} >= {"validate_distractors", "candidates", "embed", "table2"}
-    snakemake(fresh_copy)
+    snakemake(fresh_copy, *TABLES)
     validation = pl.read_csv(fresh_copy / "results/tables/validation.csv")
     assert validation.filter(pl.col("Dataset") == "raw")["Action"].to_list() == ["removed", "removed"]
     table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
@@ -389,7 +394,7 @@ def test_a_dataset_without_items_shows_dashes_and_the_others_are_scored(fresh_co
     config = read_config(fresh_copy)
     config["datasets"]["empty"] = {"label": "Empty", "source": {"kind": "published_csv", "path": str(header_only(fresh_copy / "sources/empty.csv"))}}
     write_config(fresh_copy, config)
-    snakemake(fresh_copy)
+    snakemake(fresh_copy, "results/tables/table2.md")
     markdown = (fresh_copy / "results/tables/table2.md").read_text(encoding="utf-8")
     assert "| n | items scored | 0 | 0 | 22 | 22 | 22 | 22 | – |" in markdown
     assert "Empty: no items selected, so its columns show –." in markdown
@@ -457,7 +462,7 @@ def test_pivot_branch_with_both_model_backends(tmp_path, tiny_m2m):
     for backend in ("transformers", "ctranslate2"):
         workdir = tmp_path / backend
         workdir.mkdir()
-        write_config(workdir, pivot_config(workdir, {"backend": backend, **settings}))
+        write_config(workdir, pivot_config(workdir, {"backend": backend, **settings}) | {"analysis": {"enabled": False}})
         snakemake(workdir)
         runs[backend] = workdir
     hf, ct2 = (pl.read_parquet(runs[b] / "results/candidates/sample/pivot.parquet") for b in ("transformers", "ctranslate2"))
@@ -586,8 +591,12 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
                 "gen": {"label": "LLM", "source": sample, "select": {"limit": 4}, "distractors": {"kind": "llm"}},
                 "rules": {"label": "Rules", "source": sample, "select": {"limit": 4}, "distractors": {"kind": "rules"}},
             },
-            "models": {"minilm": MINILM},
+            "models": {"minilm": MINILM}, "analysis": {"enabled": False},
         })
+        # what the reruns below ask for: the generated sets and their reports, then the validated sets
+        generated = [f"results/{kind}/gen/{lang}.{ext}" for kind, ext in (("distractors", "parquet"), ("generation", "json"))
+                     for lang in ("de", "fr")]
+        validated = [f"results/validated/{name}/{lang}.parquet" for name in ("gen", "rules") for lang in ("de", "fr")]
         env = {"OPENAI_API_KEY": secret}
         snakemake(tmp_path, env=env)
         assert len(server.seen) == 4 * 2 + 1 + 2  # 4 items x 2 languages, the retried 429, two re-asks of item 2
@@ -613,7 +622,7 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         # rm -r results: a rerun regenerates from the store without a single request
         seen = len(server.seen)
         shutil.rmtree(tmp_path / "results")
-        snakemake(tmp_path, env=env)
+        snakemake(tmp_path, *generated, env=env)
         assert len(server.seen) == seen
         assert json.loads((tmp_path / "results/generation/gen/fr.json").read_text())["cache_hits"] == 4
 
@@ -622,11 +631,11 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         original = prompt.read_text(encoding="utf-8")
         prompt.write_text(original.replace("tricky", "difficult"), encoding="utf-8")
         assert {w["dataset"] for rule, w in planned_jobs(tmp_path) if rule == "generate_distractors"} == {"gen"}
-        snakemake(tmp_path, env=env)
+        snakemake(tmp_path, *generated, env=env)
         assert len(server.seen) == seen + 8
         prompt.write_text(original, encoding="utf-8")
         assert {w["dataset"] for rule, w in planned_jobs(tmp_path) if rule == "generate_distractors"} == {"gen"}
-        snakemake(tmp_path, env=env)
+        snakemake(tmp_path, *generated, env=env)
         assert len(server.seen) == seen + 8
 
         # the judge: a paraphrase is re-asked during generation, every set (generated or not) is judged, each
@@ -636,7 +645,7 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         config["validation"] = {"judge": True}
         write_config(tmp_path, config)
         before = len(server.seen)
-        snakemake(tmp_path, env=env)
+        snakemake(tmp_path, *TABLES, env=env)
         judged = [s.sentence for s in server.seen[before:] if s.behaviour == "judge"]
         assert judged and len(judged) == len(set(judged))
         assert len(server.seen) - before - len(judged) == 2  # item 0's French sentence asked twice more
@@ -648,7 +657,7 @@ def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_
         assert "LLM: 2 of 4 items not scored" in markdown and "fr: 3 valid distractors after 3 attempts" in markdown
         seen = len(server.seen)
         shutil.rmtree(tmp_path / "results")
-        snakemake(tmp_path, env=env)
+        snakemake(tmp_path, *validated, env=env)
         assert len(server.seen) == seen
 
 
@@ -689,14 +698,15 @@ def test_onnx_and_openvino_backends_export_once_and_never_mix_with_torch(tmp_pat
     assert table["model"].to_list()[:3] == ["minilm", "test-minilm-onnx", "test-minilm-ov"]
     assert pl.read_csv(tmp_path / "results/tables/validation.csv")["Checked"].to_list() == [32, 32]
 
+    manifests = [f"results/exports/{key}.json" for key in keys]  # all the reruns below ask for
     shutil.rmtree(tmp_path / "results")
-    snakemake(tmp_path)
+    snakemake(tmp_path, *manifests)
     assert all(json.loads((tmp_path / f"results/exports/{key}.json").read_text())["reused"] for key in keys)
 
     onnx_folder = MODEL_STORE / "exports/test-minilm-onnx/onnx-int8"
     with (onnx_folder / "model.onnx.data").open("ab") as handle:
         handle.write(b"\0")
     shutil.rmtree(tmp_path / "results")
-    snakemake(tmp_path)
+    snakemake(tmp_path, *manifests)
     manifest = json.loads((tmp_path / "results/exports/test-minilm-onnx.json").read_text())
     assert not manifest["reused"] and "files of the export" in (tmp_path / "results/logs/export_model/test-minilm-onnx.log").read_text()

@@ -17,7 +17,7 @@ from clsd.data import corpora
 from conftest import MODEL_STORE, WMT, require_shared
 from test_workflow import MINILM, snakemake, write_config
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
 PAIRS = {
     "ja-en": {"files": {"ja": "newstest2021.ja-en.src.ja", "en": "newstest2021.ja-en.ref.en"}, "select": "ja"},

@@ -20,6 +20,7 @@ import yaml
 from clsd.core.errors import InputError
 from clsd.core.languages import language
 from clsd.embed import backends
+from clsd.embed.locations import model_folder, model_store
 from clsd.embed.model_store import RECIPES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -477,18 +478,3 @@ def local_folders(config: dict[str, Any]) -> dict[tuple[str, str], Path]:
         if folder.is_dir():
             folders[("stanza", "models")] = folder
     return folders
-
-
-def model_store(config: dict[str, Any]) -> Path:
-    """Absolute folder holding models rebuilt from PyPI."""
-    return Path(os.path.expanduser(config["model_store"])).resolve()
-
-
-def model_folder(config: dict[str, Any], name: str) -> Path | None:
-    """The local folder a model loads from, or None for hub models (loaded by name)."""
-    model = config["models"][name]
-    if model["source"] == "pypi":
-        return model_store(config) / model["recipe"]
-    if model["source"] == "local":
-        return Path(os.path.expanduser(model["path"]))
-    return None

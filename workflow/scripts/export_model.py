@@ -4,9 +4,9 @@
 import json
 from pathlib import Path
 
-from clsd.config import model_store
 from clsd.core import logs
 from clsd.embed import exports, models
+from clsd.embed.locations import model_store
 
 logs.to_file(snakemake.log[0])
 spec = models.model_spec(snakemake.config, snakemake.wildcards.model)

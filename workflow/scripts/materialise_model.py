@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from clsd.config import model_store
 from clsd.core import logs
+from clsd.embed.locations import model_store
 from clsd.embed.model_store import RECIPES, manifest, materialise
 
 logs.to_file(snakemake.log[0])

@@ -1,4 +1,4 @@
-"""Rule `mteb_evaluate`: one model on one exported CLSD folder through mteb.evaluate (clsd.mteb_task), checked against
+"""Rule `mteb_evaluate`: one model on one exported CLSD folder through mteb.evaluate (clsd.report.mteb_task), checked against
 clsd's own scores of the same items; writes mteb's result file and the check, and saves the result in the mteb
 results cache (`mteb.cache`).
 
@@ -15,7 +15,7 @@ import mteb
 from clsd.core import logs
 from clsd.core.io import read_table
 from clsd.embed import models
-from clsd.mteb_task import (
+from clsd.report.mteb_task import (
     clsd_encoder,
     clsd_task,
     compare_with_scores,

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from clsd.config import model_folder
 from clsd.core.keys import text_key
 from clsd.core.provenance import cpu_features
 from clsd.embed import backends
+from clsd.embed.locations import model_folder
 
 log = logging.getLogger(__name__)
 
