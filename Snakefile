@@ -32,11 +32,9 @@ wildcard_constraints:
     lang="[a-z]{2,3}",
 
 
-include: "rules/annotation_common.smk"
 include: "rules/data.smk"
 include: "rules/generate.smk"
 include: "rules/validate.smk"
-include: "rules/annotation.smk"
 include: "rules/translate.smk"
 include: "rules/embed.smk"
 include: "rules/score.smk"

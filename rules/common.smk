@@ -95,3 +95,19 @@ def final_targets():
     if config["mteb"]["evaluate"]:
         targets += expand(paths.MTEB_EVALUATE, model=MODELS, dataset=DATASETS)
     return targets + analysis_targets()
+
+
+def annotation_targets():
+    """Pages and sheets of every dataset and language while annotation.sample > 0; the table with verdict files."""
+    annotation = config["annotation"]
+    if not annotation["sample"]:
+        return []
+    targets = [
+        template.format(dataset=d, lang=lang)
+        for d in DATASETS
+        for lang in config["datasets"][d]["languages"]
+        for template in (paths.ANNOTATION_PAGE, paths.ANNOTATION_SHEET)
+    ]
+    if annotation["files"]:
+        targets += tables("annotation", ext=("md", "csv"))
+    return targets

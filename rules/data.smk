@@ -49,7 +49,7 @@ rule distractors:
 rule candidates:
     input:
         parallel=paths.PARALLEL,
-        distractors=scored_sets,
+        distractors=lambda w: data_jobs.scored_sets(config, w.dataset),
     output:
         fill(paths.CANDIDATES, view="direct"),
     log:

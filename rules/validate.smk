@@ -50,3 +50,74 @@ rule validate_distractors:
         code=code("validate_distractors.py"),
     script:
         "../workflow/scripts/validate_distractors.py"
+
+
+# Stage validate, by people (clsd.validate.annotation): a stratified sample of each validated set to annotate (page
+# and sheet), the annotators' verdict files back into a table, and the sets the candidates take (with the verdicts
+# recorded, and applied when annotation.apply). Nothing here runs while annotation.sample is 0.
+
+
+rule annotation_sheet:
+    input:
+        parallel=paths.PARALLEL,
+        distractors=paths.VALIDATED,
+    output:
+        page=paths.ANNOTATION_PAGE,
+        sheet=paths.ANNOTATION_SHEET,
+        design=paths.ANNOTATION_DESIGN,
+    log:
+        "results/logs/annotation_sheet/{dataset}/{lang}.log",
+    localrule: True
+    # word segmentation (icu4py) for the highlighted differences, the seeded draw (numpy/scipy)
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        annotation=validate_jobs.annotation_design(config),
+        source_lang=lambda w: validate_jobs.source_language(config, w.dataset, w.lang),
+        code=code("annotation_sheet.py"),
+    script:
+        "../workflow/scripts/annotation_sheet.py"
+
+
+rule annotated_distractors:
+    input:
+        unpack(lambda w: validate_jobs.annotation_files(config, w.dataset, w.lang)),
+        distractors=paths.VALIDATED,
+        design=paths.ANNOTATION_DESIGN,
+    output:
+        paths.ANNOTATED,
+    log:
+        "results/logs/annotated_distractors/{dataset}/{lang}.log",
+    localrule: True
+    conda:
+        "../envs/report.yaml"
+    params:
+        apply=config["annotation"]["apply"],
+        annotators=lambda w: validate_jobs.annotator_names(
+            config["annotation"]["files"][w.dataset][w.lang]
+        ),
+        code=code("annotated_distractors.py"),
+    script:
+        "../workflow/scripts/annotated_distractors.py"
+
+
+rule annotation_report:
+    input:
+        unpack(lambda w: validate_jobs.annotation_report_inputs(config)),
+    output:
+        md=report(
+            fill(paths.TABLE, name="annotation", ext="md"),
+            caption="../report/annotation.rst",
+            category="Validation",
+        ),
+        csv=fill(paths.TABLE, name="annotation", ext="csv"),
+    log:
+        "results/logs/annotation_report.log",
+    localrule: True
+    conda:
+        "../envs/report.yaml"
+    params:
+        annotators=validate_jobs.annotators(config),
+        code=code("annotation_report.py"),
+    script:
+        "../workflow/scripts/annotation_report.py"

@@ -89,3 +89,15 @@ def published_distractors_params(config: Config, dataset: str) -> dict[str, Any]
         "generator": spec["distractors"]["generator"],
         "languages": spec["languages"],
     }
+
+
+def annotated(config: Config, dataset: str, lang: str) -> bool:
+    """Whether annotators' verdict files are configured for a dataset's language (config `annotation.files`)."""
+    return bool(config["annotation"]["files"].get(dataset, {}).get(lang))
+
+
+def scored_sets(config: Config, dataset: str) -> list[str]:
+    """The distractor sets a dataset's candidate table is built from, one per language: the validated set, or with
+    verdict files the annotated one (the verdicts recorded for the card, and applied when annotation.apply)."""
+    return [(paths.ANNOTATED if annotated(config, dataset, lang) else paths.VALIDATED).format(dataset=dataset, lang=lang)
+            for lang in config["datasets"][dataset]["languages"]]
