@@ -90,6 +90,7 @@ def test_the_endpoint_is_named_without_starting_anything(tmp_path):
     assert estimate.planned_endpoint({**local, "base_url": "https://api.example.org/v1/"}, None) == "https://api.example.org/v1"
 
 
+@pytest.mark.slow
 @pytest.mark.workflow
 def test_the_estimate_rule_contacts_nothing_and_a_finished_run_leaves_nothing_to_send(tmp_path):
     """Real Snakemake against a real HTTP endpoint on 127.0.0.1: the estimate asks it nothing; after generation

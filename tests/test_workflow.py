@@ -355,7 +355,10 @@ def test_published_distractors_are_flagged_and_removed_only_when_asked(fresh_cop
     assert raw["French"]["reorder"] == 1 and raw["German"]["non_word"] == 1 and raw["French"]["Action"] == "flagged"
     assert (raw["French"]["Checked"], raw["French"]["Valid"], raw["French"]["Flagged"]) == (88, 87, 1)  # flagged, not valid
     assert validation.filter(pl.col("Dataset") == "sample")["Checked"].to_list() == [88, 88]
-    assert reorder in (fresh_copy / "results/tables/validation.md").read_text(encoding="utf-8")
+    markdown = (fresh_copy / "results/tables/validation.md").read_text(encoding="utf-8")
+    assert reorder in markdown
+    # how sure each reason is, measured on the hand-made sets of both languages (clsd.validate.precision)
+    assert "- German: copy 1/1 right, 1/1 caught; non_word " in markdown and "- French: copy 1/1 right" in markdown
     table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
     assert table.filter(pl.col("view") == "n")["Raw DE→FR"][0] == 22  # flagged only: the published data is unchanged
 
