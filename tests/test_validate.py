@@ -322,7 +322,13 @@ def test_per_item_verdicts_are_stored_and_replayed_and_an_unreadable_answer_is_u
         assert judge(FR, distractors) == [False, True] and len(server.seen) == 2  # two distractors, one request
         assert ItemJudge.asking(endpoint, template, "fr", dataset="d")(FR, distractors) == [False, True]
         assert len(server.seen) == 2  # replayed from the store
-    (row,) = [store.get(key) for key in store_keys(store)]
+        # another job (the validation stage) knows the verdicts of the store's answers: a subset, or a set with one
+        # new distractor, asks only about what it has not seen
+        later = ItemJudge.asking(endpoint, template, "fr", dataset="d")
+        assert later(FR, distractors[1:]) == [True] and len(server.seen) == 2
+        assert later(FR, [distractors[0], FR.replace("deux", "dix")]) == [False, False]
+        assert [seen.sentence for seen in server.seen[2:]] == [FR.replace("deux", "dix")]
+    row = store.get(store_keys(store)[0])
     assert row.usable is True and row.params["response_format"] == item_format(2) and row.params["max_tokens"] == 64
     assert item_verdicts(row.text, 2) == [False, True]
 

@@ -187,6 +187,13 @@ class ResponseStore:
             row = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else _record(row)
 
+    def answers(self, endpoint: str, model: str) -> list[tuple[list[dict[str, str]], str]]:
+        """(messages, answer) of every stored response of `endpoint` and `model` (a judge reads its earlier verdicts)."""
+        with self._lock:
+            rows = self._db.execute("SELECT messages, text FROM responses WHERE endpoint = ? AND model = ?",
+                                    (endpoint, model)).fetchall()
+        return [(json.loads(messages), text) for messages, text in rows]
+
     def unkeyed(self) -> int:
         """Rows stored before the endpoint was part of the key: never answered again (their endpoint is unknown)."""
         with self._lock:

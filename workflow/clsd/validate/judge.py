@@ -115,15 +115,32 @@ class Judge:
 
 
 class ItemJudge:
-    """`judge(target, distractors)` for one language: one request about every distractor of an item, a verdict each
-    (None for each when the answer does not hold exactly one per distractor); `json` asks for a JSON array of that
-    length (`generation.answer_format: json`)."""
+    """`judge(target, distractors)` for one language: one request about the distractors of an item whose verdict is
+    not known yet, a verdict each (None for each when the answer does not hold exactly one per distractor); `json`
+    asks for a JSON array of that length (`generation.answer_format: json`).
+
+    Every verdict read is remembered per (target, distractor), starting with those of the store's earlier per-item
+    answers of this endpoint, model, language and template: a distractor kept after a re-ask, or checked again by the
+    validation stage, is never asked about twice (per distractor, the store's request keys do this)."""
 
     def __init__(self, generator: Generator, template: str, lang: str, json_answer: bool) -> None:
         self.generator = generator
         self.template = template
         self.lang = lang
         self.json_answer = json_answer
+        self.known: dict[tuple[str, str], bool] = {}
+        settings = generator.settings
+        pattern = item_pattern(template, lang)
+        for messages, text in generator.store.answers(settings.endpoint, settings.model):
+            match = pattern.fullmatch(messages[-1]["content"])
+            if match is not None:
+                self._remember(match.group("target"), re.findall(r"^\d+\. (.*)$", match.group("distractors"), re.M), text)
+
+    def _remember(self, target: str, distractors: list[str], answer: str) -> list[bool] | None:
+        found = item_verdicts(answer, len(distractors))
+        if found is not None:
+            self.known.update({(target, text): same for text, same in zip(distractors, found)})
+        return found
 
     @classmethod
     def asking(cls, endpoint: Endpoint, template: str, lang: str, **origin: Any) -> ItemJudge:
@@ -134,12 +151,22 @@ class ItemJudge:
                    endpoint.generation["answer_format"] == "json")
 
     def __call__(self, target: str, distractors: list[str]) -> list[bool | None]:
-        n = len(distractors)
-        extra = {"response_format": item_format(n)} if self.json_answer else {}
-        response = self.generator.response(item_messages(self.template, self.lang, target, distractors), attempt=0,
-                                           usable=lambda text: item_verdicts(text, n) is not None, extra=extra)
-        found = item_verdicts(response.text, n)
-        return [None] * n if found is None else list(found)
+        unknown = list(dict.fromkeys(text for text in distractors if (target, text) not in self.known))
+        if unknown:
+            n = len(unknown)
+            extra = {"response_format": item_format(n)} if self.json_answer else {}
+            response = self.generator.response(item_messages(self.template, self.lang, target, unknown), attempt=0,
+                                               usable=lambda text: item_verdicts(text, n) is not None, extra=extra)
+            self._remember(target, unknown, response.text)
+        return [self.known.get((target, text)) for text in distractors]
+
+
+def item_pattern(template: str, lang: str) -> re.Pattern[str]:
+    """A pattern matching the per-item judge's message that `template` makes in `lang`, capturing the target and the
+    numbered distractors."""
+    pattern = re.escape(template.rstrip("\n")).replace(re.escape("{language}"), re.escape(language(lang).name))
+    pattern = pattern.replace(re.escape("{target}"), "(?P<target>.*?)", 1)
+    return re.compile(pattern.replace(re.escape("{distractors}"), "(?P<distractors>(?:\\d+\\. .*\n?)+?)", 1), re.S)
 
 
 def asking(endpoint: Endpoint, template: str, lang: str, per: str, **origin: Any) -> Judge | ItemJudge:
