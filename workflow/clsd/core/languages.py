@@ -39,6 +39,7 @@ class Validation:
     second_chance_zipf: float | None = None
     foreign_lexicon: bool = False
     optional_marks: bool = False
+    name_list: bool = False
     prefixes: frozenset[str] = frozenset()
     #: Suffix → the endings of the word it derives from, longest suffix first.
     suffixes: tuple[tuple[str, tuple[str, ...]], ...] = ()

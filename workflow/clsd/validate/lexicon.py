@@ -52,11 +52,11 @@ UNLISTED = 1e-8
 PREFIX_BASE_MAX_ZIPF = 5.5
 #: Least frequency (Zipf) of a foreign stem a language takes in as a loanword: loans come from common words.
 LOAN_STEM_ZIPF = 4.0
-#: Word lists that tell a name or brand from a misspelling: a misspelling is frequent in one language's list, a name
-#: in nearly all (*tiktok* 1.9-2.5 in each of them; *programa*, Spanish and Portuguese, reaches 1.8 in five).
-NAME_LISTS = ("en", "de", "fr", "es", "it", "nl", "pt", "pl", "sv")
+#: The word lists of the registry's `validation.name_list` languages tell a name or brand from a misspelling: a
+#: misspelling is frequent in one language's list, a name in nearly all (*tiktok* 1.9-2.5 in each of the nine;
+#: *programa*, Spanish and Portuguese, reaches 1.8 in five).
 NAME_ZIPF = 1.8
-#: Of the NAME_LISTS other than the language's own: in this many a lower-case word is an international name (known);
+#: Of those lists other than the language's own: in this many a lower-case word is an international name (known);
 #: in SUSPECT_NAME_LISTS or more, a possible name (kept as non_word_suspect).
 NAME_MIN_LISTS = 7
 SUSPECT_NAME_LISTS = 4
@@ -255,12 +255,12 @@ class Lexicon:
                      and self._part(edit)), None)
 
     def name_lists(self, word: str) -> int:
-        """In how many of NAME_LISTS (its own language's left out) `word` is at least NAME_ZIPF frequent: a name or
-        brand in lower case is frequent in nearly all of them."""
+        """In how many word lists of the registry's `name_list` languages (its own left out) `word` is at least
+        NAME_ZIPF frequent: a name or brand in lower case is frequent in nearly all of them."""
         from wordfreq import zipf_frequency
 
-        own = language(self.lang).wordfreq
-        return sum(zipf_frequency(word, other) >= NAME_ZIPF for other in NAME_LISTS if other != own)
+        others = [entry.wordfreq for iso, entry in registry().items() if entry.validation.name_list and iso != self.lang]
+        return sum(zipf_frequency(word, other) >= NAME_ZIPF for other in others)
 
     def _compound(self, word: str, part_known: Callable[[str], bool]) -> bool:
         for i in range(MIN_PART, len(word) - MIN_PART + 1):
