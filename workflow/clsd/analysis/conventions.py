@@ -28,11 +28,10 @@ from typing import NamedTuple
 
 from clsd.core.languages import language
 from clsd.validate.lexicon import Lexicon
+from clsd.validate.tokens import OPENERS
 
 #: A number as a whitespace token: digits with separators, signs, brackets and trailing punctuation.
 NUMBER = re.compile(r"^[(\[«\"'„“]*[+\-−]?\d(?:[\d.,'’\u202f\u00a0]*\d)?[.,;:!?)\]»\"'“”%]*$")
-#: Punctuation after which a capital is orthographic (a sentence or a quotation starts).
-OPENERS = set(".!?:;\"„“«»")
 
 
 class Token(NamedTuple):

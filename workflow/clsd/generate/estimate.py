@@ -29,7 +29,7 @@ from typing import Any
 from clsd.core.io import sha256_file
 from clsd.core.languages import language
 from clsd.generate.llm import BATCH_DISCOUNT, job_cost, messages_for
-from clsd.generate.settings import N_SENTENCES, Settings
+from clsd.generate.settings import N_SENTENCES, Settings, template_pattern
 from clsd.generate.store import ResponseStore, request_key
 
 #: Characters per prompt token without a history: OpenAI's rule of thumb for English (German and French run
@@ -69,7 +69,7 @@ def history(store_path: Path, endpoint: str, model: str, template: str) -> Histo
     with sqlite3.connect(f"file:{store_path}?mode=ro", uri=True) as db:
         rows = db.execute("SELECT messages, attempt, prompt_tokens, completion_tokens FROM responses "
                           "WHERE endpoint = ? AND model = ? AND prompt_tokens IS NOT NULL", (endpoint, model)).fetchall()
-    pattern = template_pattern(template)
+    pattern = template_pattern(template, {"language": ".*?", "sentence": "(?P<sentence>.*)"})
     prompt_chars = prompt_tokens = sentence_chars = completions = firsts = asks = 0
     for messages_json, attempt, prompt, completion in rows:
         messages = json.loads(messages_json)
@@ -86,13 +86,6 @@ def history(store_path: Path, endpoint: str, model: str, template: str) -> Histo
     return History(chars_per_token=prompt_chars / prompt_tokens if prompt_tokens else None,
                    completion_per_char=completions / sentence_chars if sentence_chars else None,
                    requests_per_item=asks / firsts if firsts else None, answers=asks)
-
-
-def template_pattern(template: str) -> re.Pattern[str]:
-    """A pattern that matches the message `template` makes and captures its sentence (any `{language}`)."""
-    pattern = re.escape(template.rstrip("\n"))
-    pattern = pattern.replace(re.escape("{language}"), ".*?").replace(re.escape("{sentence}"), "(?P<sentence>.*)", 1)
-    return re.compile(pattern, re.DOTALL)
 
 
 @dataclass

@@ -15,6 +15,7 @@ This module imports nothing heavy: the Snakefile imports it while planning.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -87,3 +88,13 @@ def request_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
     settings = generation_settings(generation, template="", endpoint="")
     return endpoint_settings(generation) | settings.sampling() | {
         "max_attempts": settings.max_attempts, "reask_unusable": generation["reask_unusable"]}
+
+
+def template_pattern(template: str, fields: Mapping[str, str]) -> re.Pattern[str]:
+    """A pattern matching the message `template` makes: each `{placeholder}` of `fields` replaced by its regex (the
+    first occurrence of a capturing one), the rest of the template literal (a reader of the store finds the
+    sentences its earlier messages were about)."""
+    pattern = re.escape(template.rstrip("\n"))
+    for name, regex in fields.items():
+        pattern = pattern.replace(re.escape("{" + name + "}"), regex, 1 if "(?P<" in regex else -1)
+    return re.compile(pattern, re.DOTALL)

@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any, Mapping
 
 from clsd.core.languages import language
-from clsd.generate.settings import Settings, endpoint_settings
+from clsd.generate.settings import Settings, endpoint_settings, template_pattern
 
 if TYPE_CHECKING:
     from clsd.generate.endpoint import Endpoint
@@ -164,9 +164,8 @@ class ItemJudge:
 def item_pattern(template: str, lang: str) -> re.Pattern[str]:
     """A pattern matching the per-item judge's message that `template` makes in `lang`, capturing the target and the
     numbered distractors."""
-    pattern = re.escape(template.rstrip("\n")).replace(re.escape("{language}"), re.escape(language(lang).name))
-    pattern = pattern.replace(re.escape("{target}"), "(?P<target>.*?)", 1)
-    return re.compile(pattern.replace(re.escape("{distractors}"), "(?P<distractors>(?:\\d+\\. .*\n?)+?)", 1), re.S)
+    return template_pattern(template, {"language": re.escape(language(lang).name), "target": "(?P<target>.*?)",
+                                       "distractors": "(?P<distractors>(?:\\d+\\. .*\n?)+?)"})
 
 
 def asking(endpoint: Endpoint, template: str, lang: str, per: str, **origin: Any) -> Judge | ItemJudge:
