@@ -63,9 +63,10 @@ def tagged_word(tokens: list[Token], start: int, end: int) -> Token | None:
 
 
 def _neighbours(tokens: list[Token], token: Token) -> tuple[Token | None, Token | None]:
-    words = [t for t in tokens if t.upos != "PUNCT"]
-    i = words.index(token)
-    return (words[i - 1] if i > 0 else None), (words[i + 1] if i + 1 < len(words) else None)
+    """The nearest non-punctuation tokens before and after `token` (itself punctuation or not)."""
+    i = tokens.index(token)
+    before = next((t for t in reversed(tokens[:i]) if t.upos != "PUNCT"), None)
+    return before, next((t for t in tokens[i + 1:] if t.upos != "PUNCT"), None)
 
 
 def _participle(token: Token) -> bool:
