@@ -42,7 +42,7 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
     settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id,
                                    endpoint.concurrency)
     batch = llm.Batching(generation["batch_poll_s"], generation["retries"]) if generation["batch"] else None
-    generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], **judges.validator_judge(judge)),
+    generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], min_closeness=validation["min_closeness"], **judges.validator_judge(judge)),
                                    lang=lang, batch=batch, **origin)
     if generation["batch_output"] is not None:
         offline.answer(generation["batch_output"].format(dataset=dataset, lang=lang), generator, items, lang,
@@ -65,5 +65,5 @@ write_table(table, snakemake.output.distractors, {"dataset": dataset, "lang": la
                                                   "settings": {**settings.sampling(), "model": settings.model, "endpoint": endpoint.id},
                                                   "prompt_sha256": sha256_file(snakemake.input.prompt),
                                                   "validation": validation, "rejects": report["rejects"],
-                                                  "rejected": report["rejected"],
+                                                  "rejected": report["rejected"], "written": report["sentences"],
                                                   "failed": report["failed"], "parallel": read_meta(snakemake.input.parallel)})

@@ -28,7 +28,7 @@ with open_endpoint(snakemake.config, snakemake.input.model, 1, snakemake.log[0])
         judge = judges.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang,
                               snakemake.config["validation"]["judge_per"], dataset=dataset)
     settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id)
-    generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], **judges.validator_judge(judge)),
+    generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], min_closeness=validation["min_closeness"], **judges.validator_judge(judge)),
                                    dataset=dataset, lang=lang)
     missing = generator.missing(items, lang)
 offline.write_requests(snakemake.output[0], missing, settings.model)

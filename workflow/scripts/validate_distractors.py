@@ -40,10 +40,11 @@ with ExitStack() as stack:
         endpoint = stack.enter_context(open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, snakemake.log[0]))
         judge = judges.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang,
                               snakemake.config["validation"]["judge_per"], dataset=snakemake.wildcards.dataset)
-    validator = Validator(lang, rules=settings["rules"], **judges.validator_judge(judge))
+    validator = Validator(lang, rules=settings["rules"], min_closeness=settings["min_closeness"], **judges.validator_judge(judge))
     flagged = validation_report.flag(distractors, targets, validator.check_item)
 
-report = validation_report.summary(flagged, targets, meta.get("rejected", []), act, validation_report.MAX_EXAMPLES)
+report = validation_report.summary(flagged, targets, meta.get("rejected", []), act, validation_report.MAX_EXAMPLES,
+                                   meta.get("written", {}).get("unused", 0))
 report |= {"dataset": snakemake.wildcards.dataset, "lang": lang, "language": language(lang).name, "kind": snakemake.params.kind,
            "settings": settings, "lexicon": validator.lexicon_name, "judge_unclear": validator.unclear["judge_unclear"],
            "judge": llm.judge_report(judge.generator) if judge else None}
@@ -52,7 +53,7 @@ for reason, count in report["in_file"].items():
 logging.info("validation: %s", json.dumps({k: v for k, v in report.items() if k != "examples"}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 kept, removed = validation_report.kept_and_removed(flagged, act)
-summary = {key: report[key] for key in ("action", "checked", "valid", "flagged", "removed", "reasked", *SUSPECTS,
+summary = {key: report[key] for key in ("action", "written", "valid", "checked", "flagged", "removed", "reasked", *SUSPECTS,
                                        "reasons", "lexicon")}
 write_table(kept, snakemake.output.distractors,
             {**meta, "validation": {**settings, **summary}, "failed": meta.get("failed", []) + removed})

@@ -57,7 +57,7 @@ def llm_threads(config: Config, cores: int) -> int:
 def generation_validation(config: Config) -> dict[str, Any]:
     """What generation needs from the validation settings (how the judge asks, only when it is on)."""
     validation = config["validation"]
-    keys = ("rules", "judge", "judge_per") if validation["judge"] else ("rules", "judge")
+    keys = ("rules", "min_closeness", "judge", "judge_per") if validation["judge"] else ("rules", "min_closeness", "judge")
     return {key: validation[key] for key in keys}
 
 

@@ -20,11 +20,11 @@ def distractor_kind(config: Config, dataset: str) -> str:
 
 
 def validation_params(config: Config, dataset: str) -> dict[str, Any]:
-    """The validation settings a set's job uses: rules and judge, and apply_to_published only for published sets
+    """The validation settings a set's job uses: rules, their closeness threshold and judge, and apply_to_published only for published sets
     (a generated set does not rerun when it changes). The judge's template is an input (its content counts, not
     its path); the number of examples shown is the validation table's display setting.
     """
-    settings = {key: config["validation"][key] for key in ("rules", "judge")}
+    settings = {key: config["validation"][key] for key in ("rules", "min_closeness", "judge")}
     if distractor_kind(config, dataset) not in ("llm", "rules"):
         settings["apply_to_published"] = config["validation"]["apply_to_published"]
     return settings

@@ -22,6 +22,9 @@ Reasons, checked in this order (the first that applies is reported):
 - wrong_language: the distractor is in another language than the target or holds letters of a script neither
   its language nor the target uses (clsd.core.detect.other_language), or holds words its own lexicon lacks
   and a foreign lexicon knows (*backers* in French: clsd.validate.lexicon.foreign_words);
+- unrelated: the distractor shares too little with its target to be an adversarial example: its closeness
+  (clsd.validate.closeness, the Levenshtein ratio of the two sentences' words) is below `min_closeness`. It also
+  catches a sentence in another language that the language detector is not sure of;
 - non_word: a word that is not in the target and that the language's lexicon does not know
   (clsd.validate.lexicon; names are left out where case shows them). In a script without case a name cannot be
   told from a misspelling, nor a lower-case word several other languages list (a brand, a name): such a
@@ -31,16 +34,26 @@ Reasons, checked in this order (the first that applies is reported):
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from clsd.core.detect import other_language
 from clsd.core.languages import language
 from clsd.core.text import normalise
+from clsd.validate.closeness import MIN_CLOSENESS, closeness
 from clsd.validate.lexicon import Lexicon, foreign_words, lexicon, maybe_names, unknown_words
 from clsd.validate.reorder import reorder_move
 from clsd.validate.tokens import forms, surface
-from clsd.validate.verdicts import JUDGE_REASON, SUSPECT, UNKNOWN_SUSPECT, Verdict
+from clsd.validate.verdicts import (
+    JUDGE_DIFFERENT,
+    JUDGE_REASON,
+    JUDGE_SAME,
+    JUDGE_UNCLEAR,
+    SUSPECT,
+    UNKNOWN_SUSPECT,
+    UNRELATED,
+    Verdict,
+)
 
 
 def recased_whole(text: str) -> bool:
@@ -49,9 +62,11 @@ def recased_whole(text: str) -> bool:
     return text == text.upper() or text == text.lower()
 
 
-def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None) -> Verdict:
+def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
+                 min_closeness: float = MIN_CLOSENESS) -> Verdict:
     """The first rule `distractor` breaks against `target` (clsd.validate.verdicts.RULE_REASONS, in that order), or
-    a valid verdict, noted as a suspect when it is a reorder no rule can prove harmless."""
+    a valid verdict, noted as a suspect when it is a reorder no rule can prove harmless. A distractor whose
+    closeness to the target is below `min_closeness` is `unrelated` (its detail gives the closeness)."""
     if normalise(distractor, lang) == normalise(target, lang) and recased_whole(distractor):
         return Verdict("copy")  # the whole sentence in capitals or small letters: no word's case carries meaning then
     if surface(distractor, lang) == surface(target, lang):
@@ -61,6 +76,9 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None) -
     other = other_language(target, distractor, lang)
     if other is not None:
         return Verdict("wrong_language", detail=other)
+    close = closeness(target, distractor, lang)
+    if close < min_closeness:
+        return Verdict(UNRELATED, detail=f"closeness {close:.2f} < {min_closeness:g}")
     unknown = unknown_words(target, distractor, lex) if lex is not None else []
     foreign = foreign_words(unknown, lang) if unknown else None
     if foreign is not None:
@@ -86,6 +104,7 @@ class Validator:
 
     lang: str
     rules: bool = True
+    min_closeness: float = MIN_CLOSENESS
     judge: Callable[[str, str], bool | None] | None = None
     judge_item: Callable[[str, list[str]], list[bool | None]] | None = None
     unclear: Counter = field(default_factory=Counter)
@@ -97,7 +116,7 @@ class Validator:
         return lex.name if lex is not None else None
 
     def check_item(self, target: str, distractors: list[str]) -> list[Verdict]:
-        verdicts = [rule_verdict(target, text, self.lang, lexicon(self.lang)) if self.rules else Verdict()
+        verdicts = [rule_verdict(target, text, self.lang, lexicon(self.lang), self.min_closeness) if self.rules else Verdict()
                     for text in distractors]
         kept = [i for i, found in enumerate(verdicts) if found.reason is None]
         if not kept or (self.judge is None and self.judge_item is None):
@@ -109,8 +128,11 @@ class Validator:
         for i, answer in zip(kept, same):
             if answer is None:
                 self.unclear["judge_unclear"] += 1
+                verdicts[i] = replace(verdicts[i], judged=JUDGE_UNCLEAR)
             elif answer:
-                verdicts[i] = Verdict(JUDGE_REASON, note=verdicts[i].note)
+                verdicts[i] = Verdict(JUDGE_REASON, note=verdicts[i].note, judged=JUDGE_SAME)
+            else:
+                verdicts[i] = replace(verdicts[i], judged=JUDGE_DIFFERENT)
         return verdicts
 
     def check(self, target: str, distractor: str) -> Verdict:

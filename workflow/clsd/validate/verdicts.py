@@ -7,10 +7,14 @@ from dataclasses import dataclass
 
 #: A distractor equal to an earlier one of its item (clsd.validate.report.flag): an item needs four different ones.
 DUPLICATE = "duplicate"
+#: A distractor that shares too little with its target to be an adversarial example (clsd.validate.closeness).
+UNRELATED = "unrelated"
 #: Rejection reasons of the rules (clsd.validate.rules and the per-item duplicate check), in the order they are checked.
-RULE_REASONS = ("copy", DUPLICATE, "surface_only", "reorder", "wrong_language", "non_word")
+RULE_REASONS = ("copy", DUPLICATE, "surface_only", "reorder", "wrong_language", UNRELATED, "non_word")
 #: Rejection reason of the LLM judge (clsd.validate.judge).
 JUDGE_REASON = "judged_equivalent"
+#: What the judge answered about a distractor (Verdict.judged, the validated set's `judge` column).
+JUDGE_SAME, JUDGE_DIFFERENT, JUDGE_UNCLEAR = "same", "different", "unclear"
 #: Kept and counted, never rejected: a reorder the rules cannot prove harmless (the judge decides when it is on).
 SUSPECT = "reorder_suspect"
 #: Kept and counted, never rejected: words no lexicon knows in a script without case, where a name cannot be told
@@ -28,3 +32,4 @@ class Verdict:
     reason: str | None = None
     note: str | None = None
     detail: str | None = None
+    judged: str | None = None  # the judge's answer when it was asked: JUDGE_SAME, JUDGE_DIFFERENT or JUDGE_UNCLEAR
