@@ -138,8 +138,13 @@ def test_a_reordered_distractor_is_re_asked_and_recorded(tmp_path):
         table, report = llm.generate([(0, sentence)], "de", gen, {}, "llm:fault")
         assert len(server.seen) == 2  # the reorder cost one more request
         assert table["text"].to_list() == distractors_for(sentence, "German")[1:] + distractors_for(sentence, "German")[:1]
-        assert report["rejects"] == {"reorder": 1} and report["failed"] == []
-        assert report["rejected"] == [{"id": 0, "lang": "de", "text": fronted(sentence), "reason": "reorder"}]
+        # the re-ask repeats the three distractors already kept: repeats of the item, caught by generation's own filter
+        assert report["rejects"] == {"reorder": 1, "duplicate": 3} and report["failed"] == []
+        assert report["rejected"] == [{"id": 0, "lang": "de", "text": fronted(sentence), "reason": "reorder", "caught_by": "validation"}] + [
+            {"id": 0, "lang": "de", "text": text, "reason": "duplicate", "caught_by": "generation"}
+            for text in distractors_for(sentence, "German")[1:]]
+        # every sentence written is counted: 4 kept, the reorder and the 3 repeats rejected
+        assert report["sentences"] == {"written": 8, "valid": 4, "kept": 4, "unused": 0, "share_valid": 0.5}
         # without the rules, the reorder is accepted from the stored answer and nothing is asked
         again, _ = llm.generate([(0, sentence)], "de", generator(server, store), {}, "llm:fault")
         assert len(server.seen) == 2 and again["text"][0] == fronted(sentence)

@@ -45,14 +45,15 @@ def verdict_of(lang: str, target: str, distractor: str) -> str:
 def test_each_hand_made_set_holds_at_least_30_pairs_of_every_verdict_kind(lang):
     cases = hand_made(lang)
     assert len(cases) >= 30
-    assert {case["verdict"] for case in cases} == {"copy", "surface_only", "reorder", SUSPECT, "wrong_language", "non_word", "valid"}
+    assert {case["verdict"] for case in cases} == {"copy", "surface_only", "reorder", SUSPECT, "wrong_language", "unrelated",
+                                                   "non_word", "valid"}
 
 
 @pytest.mark.parametrize("lang", SMALL_SETS)
-def test_each_small_hand_made_set_holds_a_valid_pair_a_copy_and_a_rejection_by_lexicon_or_language(lang):
+def test_each_small_hand_made_set_holds_a_valid_pair_a_copy_an_unrelated_one_and_a_rejection_by_lexicon_or_language(lang):
     verdicts = {case["verdict"] for case in hand_made(lang)}
     # in a script without case an unknown word may be a name: kept and counted, never rejected
-    assert {"valid", "copy", "wrong_language"} <= verdicts and (lang == "zh" or "non_word_suspect" in verdicts)
+    assert {"valid", "copy", "wrong_language", "unrelated"} <= verdicts and (lang == "zh" or "non_word_suspect" in verdicts)
     assert "non_word" not in verdicts
 
 
@@ -340,48 +341,66 @@ def store_keys(store: ResponseStore) -> list[str]:
 def test_report_says_what_happened_to_each_distractor_and_counts_suspects():
     targets = {0: FR, 1: "Nantes a battu Bordeaux samedi."}
     distractors = pl.DataFrame({
-        "id": [0, 0, 0, 0, 1], "lang": ["fr"] * 5, "k": [1, 2, 3, 4, 1],
+        "id": [0, 0, 0, 0, 1, 1], "lang": ["fr"] * 6, "k": [1, 2, 3, 4, 1, 2],
         "text": [FR.replace("deux", "trois"), FR.replace("condamné", "condamnné"), FR.upper(),
-                 FR.replace("deux", "cinq"), "Bordeaux a battu Nantes samedi."],
+                 FR.replace("deux", "cinq"), "Bordeaux a battu Nantes samedi.", "La pluie a diminué le nombre d'oiseaux."],
     })
     flagged = validation_report.flag(distractors, targets, Validator("fr").check_item)
-    assert flagged["flag"].to_list() == [None, "non_word", "copy", None, None]
-    assert flagged["note"].to_list() == [None, None, None, None, SUSPECT]
-    assert flagged["detail"].to_list() == [None, "condamnné", None, None, None]
-    reasked = [{"id": 1, "lang": "fr", "text": "samedi Nantes a battu Bordeaux.", "reason": "reorder"}]
+    assert flagged["flag"].to_list() == [None, "non_word", "copy", None, None, "unrelated"]
+    assert flagged["note"].to_list() == [None, None, None, None, SUSPECT, None]
+    assert flagged["detail"].to_list() == [None, "condamnné", None, None, None, "closeness 0.17 < 0.25"]
+    assert flagged["judge"].to_list() == [None] * 6  # no judge was asked
+    # rejected during generation: a reorder the validator caught, a copy and a repeat the answer's own filter dropped
+    reasked = [{"id": 1, "lang": "fr", "text": "samedi Nantes a battu Bordeaux.", "reason": "reorder", "caught_by": "validation"},
+               {"id": 1, "lang": "fr", "text": targets[1], "reason": "copy", "caught_by": "generation"},
+               {"id": 0, "lang": "fr", "text": FR.replace("deux", "trois"), "reason": "duplicate", "caught_by": "generation"}]
 
     published = validation_report.summary(flagged, targets, [], validation_report.action("from_source", False), 2)
-    assert {key: published[key] for key in ("action", "checked", "valid", "flagged", "removed", "reasked", SUSPECT)} == {
-        "action": "flagged", "checked": 5, "valid": 3, "flagged": 2, "removed": 0, "reasked": 0, SUSPECT: 1}
-    assert published["reasons"] == {"non_word": 1, "copy": 1}
+    assert {key: published[key] for key in ("action", "written", "valid", "checked", "flagged", "removed", "reasked", SUSPECT)} == {
+        "action": "flagged", "written": 6, "valid": 3, "checked": 6, "flagged": 3, "removed": 0, "reasked": 0, SUSPECT: 1}
+    assert published["share_valid"] == published["share_valid_checked"] == pytest.approx(0.5)
+    assert published["reasons"] == {"non_word": 1, "copy": 1, "unrelated": 1}
     assert published["examples"][SUSPECT] == [{"id": 1, "target": targets[1], "distractor": "Bordeaux a battu Nantes samedi."}]
     assert published["examples"]["non_word"][0]["detail"] == "condamnné"
 
-    generated = validation_report.summary(flagged, targets, reasked, validation_report.action("llm", False), 2)
-    assert {key: generated[key] for key in ("action", "checked", "valid", "flagged", "removed", "reasked")} == {
-        "action": "re-asked", "checked": 6, "valid": 3, "flagged": 0, "removed": 2, "reasked": 1}
-    assert generated["share_valid"] == pytest.approx(0.5)
-    assert generated["reasons"] == {"non_word": 1, "copy": 1, "reorder": 1} and generated["reasked_reasons"] == {"reorder": 1}
+    # two valid sentences written after their item had its four: valid, though not in the set
+    generated = validation_report.summary(flagged, targets, reasked, validation_report.action("llm", False), 2, unused=2)
+    assert {key: generated[key] for key in ("action", "written", "valid", "checked", "flagged", "removed", "reasked")} == {
+        "action": "re-asked", "written": 11, "valid": 5, "checked": 9, "flagged": 0, "removed": 3, "reasked": 3}
+    assert generated["share_valid"] == pytest.approx(5 / 11) and generated["share_valid_checked"] == pytest.approx(5 / 9)
+    assert generated["reasons"] == {"non_word": 1, "copy": 2, "unrelated": 1, "reorder": 1, "duplicate": 1}
+    assert generated["reasked_reasons"] == {"reorder": 1, "copy": 1, "duplicate": 1}
     assert generated["examples"]["reorder"] == [{"id": 1, "target": targets[1], "distractor": "samedi Nantes a battu Bordeaux."}]
     assert validation_report.action("from_source", True) == "removed" and validation_report.action("rules", False) == "removed"
     assert validation_report.removed_items(flagged) == [
-        {"id": 0, "lang": "fr", "reason": "validation removed 2 distractor(s): copy, non_word"}]
+        {"id": 0, "lang": "fr", "reason": "validation removed 2 distractor(s): copy, non_word"},
+        {"id": 1, "lang": "fr", "reason": "validation removed 1 distractor(s): unrelated"}]
 
     table = validation_report.table([published | {"dataset": "raw", "language": "French", "lexicon": "hunspell fr_FR"},
                                      generated | {"dataset": "sample", "language": "French", "lexicon": "hunspell fr_FR"}])
-    assert table.columns[:10] == ["Dataset", "Language", "Action", "Checked", "Valid", "Valid (%)", "Flagged", "Removed",
-                                  "Re-asked", SUSPECT]
+    assert table.columns[:12] == ["Dataset", "Language", "Action", "Written", "Valid", "Valid (%)", "Checked",
+                                  "Valid of checked (%)", "Flagged", "Removed", "Re-asked", SUSPECT]
     first = table.row(0, named=True)
-    assert {key: first[key] for key in ("Action", "Checked", "Valid", "Flagged", "Removed", "Re-asked", SUSPECT, "copy",
-                                        "reorder", "non_word", "wrong_language", "Lexicon")} == {
-        "Action": "flagged", "Checked": 5, "Valid": 3, "Flagged": 2, "Removed": 0, "Re-asked": 0, SUSPECT: 1, "copy": 1,
-        "reorder": 0, "non_word": 1, "wrong_language": 0, "Lexicon": "hunspell fr_FR"}
-    assert table["Valid (%)"].to_list() == pytest.approx([60.0, 50.0])
+    assert {key: first[key] for key in ("Action", "Written", "Valid", "Checked", "Flagged", "Removed", "Re-asked", SUSPECT,
+                                        "copy", "reorder", "non_word", "unrelated", "wrong_language", "Lexicon")} == {
+        "Action": "flagged", "Written": 6, "Valid": 3, "Checked": 6, "Flagged": 3, "Removed": 0, "Re-asked": 0, SUSPECT: 1,
+        "copy": 1, "reorder": 0, "non_word": 1, "unrelated": 1, "wrong_language": 0, "Lexicon": "hunspell fr_FR"}
+    assert table["Valid (%)"].to_list() == pytest.approx([50.0, 500 / 11])
+    assert table["Valid of checked (%)"].to_list() == pytest.approx([50.0, 500 / 9])
     assert validation_report.lexicon_notes([published | {"language": "French", "lexicon": "hunspell fr_FR"},
                                             published | {"language": "Maltese", "lexicon": None}]) == [
         "Lexicon of the non_word rule, French: hunspell fr_FR.",
         "Lexicon of the non_word rule, Maltese: none (the non_word rule was not applied)."]
-    assert table.row(1, named=True)["Removed"] == 2 and table.row(1, named=True)["Re-asked"] == 1
+    assert table.row(1, named=True)["Removed"] == 3 and table.row(1, named=True)["Re-asked"] == 3
+
+
+def test_the_closeness_threshold_is_a_setting_and_zero_turns_it_off():
+    unrelated = "La pluie a diminué le nombre d'oiseaux dans le parc."
+    assert Validator("fr").reason(FR, unrelated) == "unrelated"
+    assert Validator("fr", min_closeness=0.0).reason(FR, unrelated) is None
+    # a close distractor stays valid whatever the threshold below its closeness
+    assert Validator("fr", min_closeness=0.9).reason(FR, FR.replace("deux", "trois")) is None
+    assert Validator("fr", min_closeness=0.95).reason(FR, FR.replace("deux", "trois")) == "unrelated"
 
 
 def test_a_whole_sentence_re_cased_is_a_copy_and_a_repeated_distractor_a_duplicate():

@@ -222,6 +222,8 @@ def test_analysis_outputs(workdir):
     assert correlations.filter((pl.col("Scope") == "all") & (pl.col("Model") == "minilm"))["n"][0] == shifts.height
     table5 = (workdir / "results/tables/table5.md").read_text()
     assert table5.count("\n| sample") + table5.count("\n| raw") == 10
+    # neither a judge nor an annotator checked these distractors: every row says so, and the note under the table why
+    assert table5.count(" | no |") == 10 and "nobody checked it" in table5
     stats = pl.read_csv(workdir / "results/tables/distractor_stats.csv")
     assert stats["Dataset"].to_list() == ["raw", "raw", "sample", "sample", "all", "all"]
     assert stats["distractors"].to_list() == [88, 88, 88, 88, 176, 176]
@@ -348,13 +350,16 @@ def test_published_distractors_are_flagged_and_removed_only_when_asked(fresh_cop
     reorder = "Mardi, le conseil municipal de Lyon a approuvé la construction de trois nouvelles écoles primaires."
     assert first["French"] == "Le conseil municipal de Lyon a approuvé mardi la construction de trois nouvelles écoles primaires."
     non_word = first["German"].replace("genehmigt", "genemigt")
-    rewrite_cells(path, {(0, "fr_adv2"): reorder, (0, "de_adv3"): non_word})
+    # and a sentence that shares almost nothing with its target (no adversarial example)
+    unrelated = "Die Regierung will im nächsten Jahr die Steuern auf Benzin senken."
+    rewrite_cells(path, {(0, "fr_adv2"): reorder, (0, "de_adv3"): non_word, (5, "de_adv1"): unrelated})
     snakemake(fresh_copy, *TABLES)
     validation = pl.read_csv(fresh_copy / "results/tables/validation.csv")
     raw = {row["Language"]: row for row in validation.filter(pl.col("Dataset") == "raw").iter_rows(named=True)}
     assert raw["French"]["reorder"] == 1 and raw["German"]["non_word"] == 1 and raw["French"]["Action"] == "flagged"
-    assert (raw["French"]["Checked"], raw["French"]["Valid"], raw["French"]["Flagged"]) == (88, 87, 1)  # flagged, not valid
-    assert validation.filter(pl.col("Dataset") == "sample")["Checked"].to_list() == [88, 88]
+    assert raw["German"]["unrelated"] == 1 and (raw["German"]["Written"], raw["German"]["Flagged"]) == (88, 2)
+    assert (raw["French"]["Written"], raw["French"]["Valid"], raw["French"]["Flagged"]) == (88, 87, 1)  # flagged, not valid
+    assert validation.filter(pl.col("Dataset") == "sample")["Written"].to_list() == [88, 88]
     markdown = (fresh_copy / "results/tables/validation.md").read_text(encoding="utf-8")
     assert reorder in markdown
     # how sure each reason is, measured on the hand-made sets of both languages (clsd.validate.precision)
@@ -370,9 +375,10 @@ def test_published_distractors_are_flagged_and_removed_only_when_asked(fresh_cop
     validation = pl.read_csv(fresh_copy / "results/tables/validation.csv")
     assert validation.filter(pl.col("Dataset") == "raw")["Action"].to_list() == ["removed", "removed"]
     table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
-    assert table.filter(pl.col("view") == "n")["Raw DE→FR"][0] == 21
+    # an item lacking a distractor in either language is left out of both directions
+    assert table.filter(pl.col("view") == "n")["Raw DE→FR"][0] == 20
     markdown = (fresh_copy / "results/tables/table2.md").read_text(encoding="utf-8")
-    assert "1 of 22 items not scored" in markdown and "validation removed 1 distractor(s): non_word" in markdown
+    assert "2 of 22 items not scored" in markdown and "validation removed 1 distractor(s): non_word" in markdown and "validation removed 1 distractor(s): unrelated" in markdown
     assert "validation removed 1 distractor(s): reorder" in markdown
 
 
@@ -699,7 +705,7 @@ def test_onnx_and_openvino_backends_export_once_and_never_mix_with_torch(tmp_pat
         assert min(cosines) > 0.99
     table = p1_columns(pl.read_csv(tmp_path / "results/tables/table2.csv"))
     assert table["model"].to_list()[:3] == ["minilm", "test-minilm-onnx", "test-minilm-ov"]
-    assert pl.read_csv(tmp_path / "results/tables/validation.csv")["Checked"].to_list() == [32, 32]
+    assert pl.read_csv(tmp_path / "results/tables/validation.csv")["Written"].to_list() == [32, 32]
 
     manifests = [f"results/exports/{key}.json" for key in keys]  # all the reruns below ask for
     shutil.rmtree(tmp_path / "results")

@@ -12,9 +12,7 @@ from clsd.validate import report as validation_report
 logs.to_file(snakemake.log[0])
 reports = [json.loads(Path(path).read_text(encoding="utf-8")) for path in keyed(snakemake.input, "report").values()]
 table = validation_report.table(reports)
-notes = ["Checked = Valid + Flagged + Removed + Re-asked; Valid (%) of Checked. Flagged distractors stay in their published "
-         "file; removed ones leave the set; re-asked ones were replaced during generation. reorder_suspect: valid reorders "
-         "the rules cannot prove harmless (kept; the judge decides when it is on)."]
+notes = [validation_report.COLUMNS_NOTE]
 notes += precision.note(precision.measure(sorted({report["lang"] for report in reports})))
 notes += validation_report.lexicon_notes(reports) + ["Examples (target → distractor):"] + validation_report.example_paragraphs(reports, snakemake.params.examples)
 Path(snakemake.output.md).write_text(render.markdown(table.drop("Lexicon"), digits=1, notes=notes), encoding="utf-8")

@@ -39,12 +39,13 @@ from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.generate.batch import Batches, Request
 from clsd.generate.client import ChatClient, Completion, Interrupted
-from clsd.generate.parse import parse_answer
+from clsd.generate.parse import WHOLE_ANSWER, parse_answer
 from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key
 
 log = logging.getLogger(__name__)
 SIGNAL_POLL_S = 0.2  # the longest the main thread waits for workers before it looks for Ctrl-C or SIGTERM
+GENERATION, VALIDATION = "generation", "validation"  # where a rejected sentence was caught (Outcome.rejected)
 
 
 class Validator(Protocol):
@@ -70,7 +71,10 @@ class Outcome:
     keys: list[str] = field(default_factory=list)
     failure: str | None = None
     rejects: Counter = field(default_factory=Counter)
-    rejected: list[tuple[str, str]] = field(default_factory=list)  # (distractor, validation reason), re-asked
+    # every sentence written and not kept: (sentence, reason, where it was caught: `generation`, the answer's own
+    # filter of copies, repeats and other languages, or `validation`, the validator's rules and judge)
+    rejected: list[tuple[str, str, str]] = field(default_factory=list)
+    unused: int = 0  # valid sentences written after the item had its four (not kept, but valid)
     attempts: int = 0
     replayed: bool = True  # every answer came from the store (asked in an earlier run)
 
@@ -102,6 +106,8 @@ class Tally:
     new_responses: int = 0
     new_prompt_tokens: int = 0
     new_completion_tokens: int = 0
+    drafted_tokens: int = 0
+    accepted_tokens: int = 0
     batches_submitted: int = 0
     batches_resumed: int = 0
     batch_failed_lines: int = 0
@@ -247,7 +253,8 @@ class Generator:
         self.store.put(response, self.run_id, replace=superseding)
         self._asked.add(key)
         self.tally.add(new_responses=1, new_prompt_tokens=completion.prompt_tokens or 0,
-                       new_completion_tokens=completion.completion_tokens or 0, reasked_unusable=int(superseding))
+                       new_completion_tokens=completion.completion_tokens or 0, reasked_unusable=int(superseding),
+                       drafted_tokens=completion.drafted or 0, accepted_tokens=completion.accepted or 0)
         return response
 
     def one(self, item_id: int, sentence: str, lang: str) -> Outcome:
@@ -269,22 +276,28 @@ class Generator:
                             "(raise generation.max_tokens for this language)", item_id, lang, attempt + 1,
                             self.settings.max_tokens, lost)
             outcome.rejects.update(reason for _, reason in parsed.rejected)
+            outcome.rejected += [(text, reason, GENERATION) for text, reason in parsed.rejected if reason not in WHOLE_ANSWER]
             if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list and self.settings.answer_format == "numbered":
                 outcome.rejects["short_answer"] += 1  # the list held fewer than four (a JSON answer always holds four)
             new: list[str] = []
             for text in parsed.accepted:
                 if normalise(text, lang) not in {normalise(d, lang) for d in outcome.distractors + new}:
                     new.append(text)
+                else:  # the same as a distractor an earlier answer gave
+                    outcome.rejects["duplicate"] += 1
+                    outcome.rejected.append((text, "duplicate", GENERATION))
             # every new sentence is checked at once (a per-item judge asks about all of them in one request); the
             # valid ones fill the free places in answer order
             reasons = self.validator.reasons(sentence, new) if self.validator and new else [None] * len(new)
             for text, reason in zip(new, reasons):
                 if reason is not None:
                     outcome.rejects[reason] += 1
-                    outcome.rejected.append((text, reason))
+                    outcome.rejected.append((text, reason, VALIDATION))
                 elif len(outcome.distractors) < N_DISTRACTORS:
                     outcome.distractors.append(text)
                     outcome.keys.append(response.key)
+                else:
+                    outcome.unused += 1
             if len(outcome.distractors) == N_DISTRACTORS:
                 return outcome
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"
@@ -451,6 +464,8 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
                     "failed_lines": tally.batch_failed_lines} if batch else None,
         "seconds": round(seconds, 2),
         "completion_tokens_per_s": round(completion_tokens / seconds, 2) if seconds > 0 and completion_tokens else None,
+        "drafted_tokens": tally.drafted_tokens,
+        "accepted_tokens": tally.accepted_tokens,
     }
     if generator.run_id is not None:
         totals = generator.store.run_totals(generator.run_id)
@@ -460,8 +475,21 @@ def report(outcomes: list[Outcome], generator: Generator, seconds: float, prices
 
 
 def rejected_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
-    """Every distractor the validator rejected during generation, with its reason (validation report examples)."""
-    return [{"id": o.id, "lang": o.lang, "text": text, "reason": reason} for o in outcomes for text, reason in o.rejected]
+    """Every sentence written and not kept, with its reason and where it was caught (`generation`: the answer's own
+    filter; `validation`: the validator), for the validation report's counts and examples."""
+    return [{"id": o.id, "lang": o.lang, "text": text, "reason": reason, "caught_by": by}
+            for o in outcomes for text, reason, by in o.rejected]
+
+
+def written_counts(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Every sentence the model wrote (every answer of every attempt), how many were valid, how many of those the set
+    keeps, the valid ones it does not (`unused`: written after an item had its four, or of an item that failed), and
+    the share valid of all written: the figure to compare with a published set's validity, which counts all it holds."""
+    kept = sum(len(o.distractors) for o in outcomes if o.failure is None)
+    valid = sum(len(o.distractors) + o.unused for o in outcomes)
+    written = valid + sum(len(o.rejected) for o in outcomes)
+    return {"written": written, "valid": valid, "kept": kept, "unused": valid - kept,
+            "share_valid": round(valid / written, 4) if written else None}
 
 
 def http_figures(*generators: Generator | None) -> tuple[int, int]:
@@ -493,6 +521,7 @@ def generate(items: list[tuple[int, str]], lang: str, generator: Generator, pric
     result = report(outcomes, generator, time.perf_counter() - start, prices, judge)
     for failure in result["failed"]:
         log.warning("item %s (%s) failed: %s (rejected: %s)", failure["id"], failure["lang"], failure["reason"], failure["rejected"])
+    result["sentences"] = written_counts(outcomes)
     result["rejected"] = rejected_rows(outcomes)
     replayed = [o.id for o in outcomes if o.failure is not None and o.replayed]
     result["failed_on_replayed_answers"] = replayed

@@ -14,8 +14,18 @@ from clsd.validate.verdicts import DUPLICATE, JUDGE_REASON, RULE_REASONS, SUSPEC
 
 REASONS = (*RULE_REASONS, JUDGE_REASON)
 ACTIONS = {"llm": "re-asked", "rules": "removed"}
-#: The table's columns after Dataset and Language: what was checked and what happened to it.
-COUNTS = ("Checked", "Valid", "Valid (%)", "Flagged", "Removed", "Re-asked", *SUSPECTS)
+#: The table's columns after Dataset and Language: what was written and checked, and what happened to it.
+COUNTS = ("Written", "Valid", "Valid (%)", "Checked", "Valid of checked (%)", "Flagged", "Removed", "Re-asked", *SUSPECTS)
+SHARES = ("Valid (%)", "Valid of checked (%)")
+#: Under the table: what its columns count.
+COLUMNS_NOTE = ("Written: every distractor of a published file, or every sentence the generator wrote (re-asks and the "
+                "copies, repeats and other languages its own filter dropped included); Valid (%) of Written, the figure "
+                "to compare with a published set's validity. Checked: what passed generation's own filter and the "
+                "validator judged; Valid of checked (%) of those. Written = Valid + Flagged + Removed + Re-asked. Flagged "
+                "distractors stay in their published file; removed ones leave the set; re-asked ones were replaced "
+                "during generation. unrelated: below validation.min_closeness, the Levenshtein ratio of the two "
+                "sentences' words (no adversarial example). reorder_suspect: valid reorders the rules cannot prove "
+                "harmless (kept; the judge decides when it is on).")
 
 
 def action(kind: str, apply_to_published: bool) -> str:
@@ -26,8 +36,9 @@ def action(kind: str, apply_to_published: bool) -> str:
 
 def flag(distractors: pl.DataFrame, targets: dict[int, str], check_item: Callable[[str, list[str]], list[Verdict]]) -> pl.DataFrame:
     """The distractor rows with `flag` (the reason a distractor is invalid, null when valid), `note`
-    (reorder_suspect for a kept reorder the rules cannot prove harmless) and `detail` (the unknown words of a
-    non_word, the other language of a wrong_language), checked item by item (a per-item judge asks once per item
+    (reorder_suspect for a kept reorder the rules cannot prove harmless), `detail` (the unknown words of a
+    non_word, the other language of a wrong_language, the closeness of an unrelated one) and `judge` (what the LLM
+    judge answered: same, different or unclear; null when it was not asked), checked item by item (a per-item judge asks once per item
     and language). A distractor equal (up to case, spacing and final punctuation) to an earlier valid one of the
     same item is `duplicate`: an item needs four different ones."""
     rows: dict[tuple[int, str], list[int]] = {}
@@ -48,6 +59,7 @@ def flag(distractors: pl.DataFrame, targets: dict[int, str], check_item: Callabl
         pl.Series("flag", [v.reason for v in verdicts], dtype=pl.String),
         pl.Series("note", [v.note for v in verdicts], dtype=pl.String),
         pl.Series("detail", [v.detail for v in verdicts], dtype=pl.String),
+        pl.Series("judge", [v.judged for v in verdicts], dtype=pl.String),
     )
 
 
@@ -74,16 +86,20 @@ def removed_items(flagged: pl.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
-def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[str, Any]], act: str, n_examples: int) -> dict[str, Any]:
-    """Checked (the file's distractors plus those re-asked during generation), valid, and what happened to the
-    others: `flagged` (left in a published file), `removed` (dropped from the set) or `reasked` (replaced during
-    generation); counts per reason, reorder suspects among the valid ones, and examples per reason and for
-    suspects."""
+def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[str, Any]], act: str, n_examples: int,
+            unused: int = 0) -> dict[str, Any]:
+    """What the generator wrote and what became of it: `written` (the file's distractors plus every sentence generation
+    rejected, and the `unused` valid ones it wrote after an item had its four), `valid` of them and its share (the
+    figure to compare with a published set, which counts all it holds); `checked`, what passed generation's own filter
+    of copies, repeats and other languages and the validator judged, and the share valid of those; what happened to
+    the others: `flagged` (left in a published file), `removed` (dropped from the set) or `reasked` (replaced during
+    generation); counts per reason, suspects among the valid ones, and examples per reason and for suspects."""
     in_file = Counter(reason for reason in flagged["flag"].to_list() if reason is not None)
     reasked = Counter(row["reason"] for row in rejected)
     caught = sum(in_file.values())
-    checked = flagged.height + sum(reasked.values())
-    valid = flagged.height - caught
+    written = flagged.height + len(rejected) + unused
+    checked = written - sum(row.get("caught_by") == "generation" for row in rejected)
+    valid = flagged.height - caught + unused
     kept = flagged.filter(pl.col("flag").is_null())
     examples: dict[str, list[dict[str, Any]]] = {}
     sources = [{"id": row["id"], "reason": row["reason"], "text": row["text"], "detail": None} for row in rejected]
@@ -97,7 +113,8 @@ def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[
             shown.append({"id": row["id"], "target": targets.get(row["id"]), "distractor": row["text"]}
                          | ({"detail": row["detail"]} if row["detail"] else {}))
     return {
-        "action": act, "checked": checked, "valid": valid, "share_valid": valid / checked if checked else None,
+        "action": act, "written": written, "valid": valid, "share_valid": valid / written if written else None,
+        "checked": checked, "share_valid_checked": valid / checked if checked else None,
         "flagged": caught if act == "flagged" else 0, "removed": 0 if act == "flagged" else caught,
         "reasked": sum(reasked.values()), **{note: kept.filter(pl.col("note") == note).height for note in SUSPECTS},
         "reasons": dict(in_file + reasked), "in_file": dict(in_file), "reasked_reasons": dict(reasked), "examples": examples,
@@ -105,22 +122,28 @@ def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[
 
 
 def table(reports: list[dict[str, Any]]) -> pl.DataFrame:
-    """One row per dataset and language: action, checked, valid, valid (%), flagged, removed, re-asked, reorder
-    suspects kept, a count per reason, unclear judge answers and the lexicon of the non_word rule."""
+    """One row per dataset and language: action, sentences written, valid and its share, checked by the validator and
+    the share valid of those, flagged, removed, re-asked, suspects kept, a count per reason, unclear judge answers and
+    the lexicon of the non_word rule."""
     rows = []
     for report in reports:
         row = {"Dataset": report["dataset"], "Language": report["language"], "Action": report["action"],
-               "Checked": report["checked"], "Valid": report["valid"],
-               "Valid (%)": None if report["share_valid"] is None else 100 * report["share_valid"],
+               "Written": report["written"], "Valid": report["valid"], "Valid (%)": percent(report["share_valid"]),
+               "Checked": report["checked"], "Valid of checked (%)": percent(report["share_valid_checked"]),
                "Flagged": report["flagged"], "Removed": report["removed"], "Re-asked": report["reasked"],
                **{note: report.get(note, 0) for note in SUSPECTS}}
         row |= {reason: report["reasons"].get(reason, 0) for reason in REASONS}
         row |= {"judge_unclear": report.get("judge_unclear", 0), "Lexicon": report.get("lexicon")}
         rows.append(row)
     schema = {"Dataset": pl.String, "Language": pl.String, "Action": pl.String,
-              **{column: pl.Float64 if column == "Valid (%)" else pl.Int64 for column in COUNTS},
+              **{column: pl.Float64 if column in SHARES else pl.Int64 for column in COUNTS},
               **{reason: pl.Int64 for reason in REASONS}, "judge_unclear": pl.Int64, "Lexicon": pl.String}
     return pl.DataFrame(rows, schema=schema)
+
+
+def percent(share: float | None) -> float | None:
+    """A share in percent (None stays None: nothing was written)."""
+    return None if share is None else 100 * share
 
 
 def lexicon_notes(reports: list[dict[str, Any]]) -> list[str]:
