@@ -93,7 +93,8 @@ def test_the_server_reports_its_cpu_variant_and_json_answers_are_four_distractor
         outcomes = generator.run(list(enumerate(SENTENCES)), "de")
     stamp = json.loads(server_program().resolve().with_name("build.json").read_text())
     assert server.variant in stamp["variants"], (server.variant, stamp["variants"])
-    assert server.info() == {"server": "llama-server", "slots": 2, "threads": os.cpu_count(), "cpu_variant": server.variant}
+    assert server.info() == {"server": "llama-server", "slots": 2, "threads": os.cpu_count(), "speculative": None,
+                             "cpu_variant": server.variant}
     rows = sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT text, params FROM responses").fetchall()
     assert len(rows) == 2
     for text, params in rows:
@@ -105,6 +106,31 @@ def test_the_server_reports_its_cpu_variant_and_json_answers_are_four_distractor
     assert all(o.rejects["short_answer"] == 0 and o.rejects["malformed_json"] == 0 for o in outcomes)
     with pytest.raises(OSError):  # the server is gone
         urllib.request.urlopen(f"{base_url}/models", timeout=2)
+
+
+def greedy_answers(tmp_path: Path, speculative: dict | None) -> tuple[list[str], dict]:
+    """The paper prompt's JSON answers for both sentences at temperature 0, on a server with or without drafting."""
+    store = ResponseStore(tmp_path / f"{bool(speculative)}.sqlite")
+    settings = Settings(model="qwen", template=TEMPLATE, endpoint="gguf:test", temperature=0.0, max_attempts=1, concurrency=1,
+                        max_tokens=400, answer_format="json")
+    with LlamaServer(GGUF, threads=os.cpu_count(), slots=1, speculative=speculative) as base_url:
+        generator = llm.Generator(settings, store, lambda: ChatClient(base_url=base_url, api_key="local", timeout=300, retries=0,
+                                                                      requests_per_minute=None))
+        _, report = llm.generate(list(enumerate(SENTENCES)), "de", generator, {}, "test")
+    texts = [text for (text,) in sqlite3.connect(store.path).execute("SELECT text FROM responses ORDER BY key")]
+    return texts, report
+
+
+def test_speculative_decoding_drafts_from_the_prompt_and_leaves_the_answers_as_they_were(tmp_path):
+    """Prompt-lookup drafting on the paper's prompt, whose answers repeat most of the sentence asked about: the server
+    drafts and accepts tokens, the JSON schema still gives four sentences, and greedy answers are the same with and
+    without drafting (drafted tokens are verified with the request's own sampler and grammar)."""
+    plain, without = greedy_answers(tmp_path, None)
+    drafted, with_drafting = greedy_answers(tmp_path, {"type": "ngram-simple", "lookup": 3, "draft": 16})
+    assert without["drafted_tokens"] == 0
+    assert with_drafting["drafted_tokens"] > 0 and with_drafting["accepted_tokens"] > 0, with_drafting
+    assert all(len(json_sentences(text) or []) == 4 for text in drafted), drafted
+    assert drafted == plain
 
 
 def worker(store: Path) -> subprocess.Popen:
@@ -164,6 +190,11 @@ def test_the_default_config_runs_offline_end_to_end(tmp_path):
         report = json.loads((tmp_path / f"results/generation/sample/{lang}.json").read_text())
         assert report["answer_format"] == "json" and report["rejects"].get("short_answer", 0) == 0
         assert report["local_server"]["server"] == "llama-server" and report["local_server"]["cpu_variant"] in stamp["variants"]
+        # the shipped speculative decoding ran: the server drafted tokens from the prompt and accepted some
+        assert report["local_server"]["speculative"] == config["generation"]["local"]["speculative"]
+        assert report["accepted_tokens"] > 0, report
         assert report["generated"] >= 9, report["failed"]  # of 12; the rest are footnoted in Table 2
+        # no kept distractor is unrelated to its target, and every sentence written is counted
+        assert report["sentences"]["written"] >= 48 and report["sentences"]["kept"] == 4 * report["generated"]
     table = (tmp_path / "results/tables/table2.md").read_text()
     assert "EmbeddingGemma-300m" in table and "all-MiniLM-L6-v2 (English)" in table

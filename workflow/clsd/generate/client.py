@@ -67,11 +67,16 @@ class Interrupted(EndpointError):
 
 @dataclass(frozen=True)
 class Completion:
+    """One answer: its text, why it ended, its tokens, the seconds it took, and the tokens a llama.cpp server drafted
+    and accepted by speculative decoding (its `timings`; None from other endpoints)."""
+
     text: str
     finish_reason: str | None
     prompt_tokens: int | None
     completion_tokens: int | None
     latency_s: float
+    drafted: int | None = None
+    accepted: int | None = None
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -271,10 +276,13 @@ class ChatClient:
             raise MalformedResponse("no choices in the response")
         choice = response.choices[0]
         usage = response.usage
+        timings = (response.model_extra or {}).get("timings") or {}
         return Completion(
             text=choice.message.content or "",
             finish_reason=choice.finish_reason,
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
             latency_s=latency,
+            drafted=timings.get("draft_n"),
+            accepted=timings.get("draft_n_accepted"),
         )

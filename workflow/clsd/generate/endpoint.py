@@ -60,7 +60,7 @@ def connector(generation: Mapping[str, Any], gguf: str | Path | None, threads: i
             program = generation["local"]["server"]
             options = {"program": [str(server_program(program))]} if program else {}
             local = server(gguf, n_ctx=generation["local"]["n_ctx"], threads=threads, slots=local_slots(generation, threads),
-                           log_path=log_path, **options)
+                           log_path=log_path, speculative=generation["local"]["speculative"], **options)
             base_url, api_key, exited = stack.enter_context(local), "local", local.exit_code
             if started is not None:
                 started.append(local)

@@ -17,7 +17,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -87,6 +87,21 @@ def server_program(configured: str | None = None) -> Path:
     return Path(found)
 
 
+#: llama-server's model-free speculative decoding (prompt lookup): drafts the tokens that followed the last `lookup`
+#: tokens where they occurred before in the context, and verifies them in one batch with the request's own sampler.
+#: A distractor repeats most of its target, which is in the prompt, and of the distractors before it.
+SPECULATIVE_TYPES = ("none", "ngram-simple", "ngram-map-k", "ngram-map-k4v")
+
+
+def speculative_args(speculative: Mapping[str, object] | None) -> list[str]:
+    """llama-server's arguments for `generation.local.speculative` ({type, lookup, draft}; None or type none: off)."""
+    if not speculative or speculative["type"] == "none":
+        return []
+    kind = speculative["type"]
+    return ["--spec-type", str(kind), f"--spec-{kind}-size-n", str(speculative["lookup"]),
+            f"--spec-{kind}-size-m", str(speculative["draft"])]
+
+
 def auto_slots(threads: int) -> int:
     """Requests a local server decodes at once when `generation.local.slots` is null: one on 2 cores, where
     decoding is compute-bound and more slots gave no more tokens/s (bench/generate.py); more on larger machines,
@@ -101,15 +116,16 @@ class LlamaServer:
     """Context manager: `with LlamaServer(gguf) as base_url:` serves the model with llama.cpp's llama-server and
     stops it on exit.
 
-    `slots` requests are decoded at once (continuous batching), each with a context of `n_ctx` tokens.
-    `program` is the command before the server's arguments (llama-server; the tests give a stand-in that
-    accepts the same arguments). Once ready, `info()` says what runs: program, slots, threads and the CPU
+    `slots` requests are decoded at once (continuous batching), each with a context of `n_ctx` tokens;
+    `speculative` ({type, lookup, draft}, `speculative_args`) turns on prompt-lookup drafting. `program` is the
+    command before the server's arguments (llama-server; the tests give a stand-in that accepts the same
+    arguments). Once ready, `info()` says what runs: program, slots, threads, speculative decoding and the CPU
     variant ggml loaded.
     """
 
     def __init__(self, gguf: str | Path, *, n_ctx: int = 2048, threads: int | None = None, slots: int = 1,
                  log_path: str | Path | None = None, startup_timeout: float = 180.0,
-                 program: Sequence[str] | None = None) -> None:
+                 program: Sequence[str] | None = None, speculative: Mapping[str, object] | None = None) -> None:
         self.gguf = Path(gguf)
         self.n_ctx = n_ctx
         self.threads = threads
@@ -117,18 +133,19 @@ class LlamaServer:
         self.log_path = Path(log_path) if log_path else None
         self.startup_timeout = startup_timeout
         self.program = list(program) if program is not None else [str(server_program())]
+        self.speculative = dict(speculative) if speculative and speculative["type"] != "none" else None
         self.process: subprocess.Popen | None = None
         self.returncode: int | None = None
         self.variant: str | None = None
 
     def command(self, port: int) -> list[str]:
         """The server's command line: the model on 127.0.0.1:`port`, `slots` parallel sequences sharing a context
-        of slots × n_ctx tokens, `threads` for decoding and prompts, no web page."""
+        of slots × n_ctx tokens, `threads` for decoding and prompts, speculative decoding when set, no web page."""
         command = [*self.program, "--model", str(self.gguf), "--host", "127.0.0.1", "--port", str(port),
                    "--ctx-size", str(self.n_ctx * self.slots), "--parallel", str(self.slots), "--no-webui"]
         if self.threads:
             command += ["--threads", str(self.threads), "--threads-batch", str(self.threads)]
-        return command
+        return command + speculative_args(self.speculative)
 
     def __enter__(self) -> str:
         if not self.gguf.is_file():
@@ -161,7 +178,8 @@ class LlamaServer:
 
     def info(self) -> dict[str, object]:
         """What serves the requests, for the generation report."""
-        return {"server": Path(self.program[0]).name, "slots": self.slots, "threads": self.threads, "cpu_variant": self.variant}
+        return {"server": Path(self.program[0]).name, "slots": self.slots, "threads": self.threads,
+                "speculative": self.speculative, "cpu_variant": self.variant}
 
     def exit_code(self) -> int | None:
         """The server's exit code once its process has ended (crashed, killed, or stopped), else None."""
