@@ -141,7 +141,7 @@ rule correlations:
 
 rule examples:
     input:
-        unpack(lambda w: analysis_jobs.direct_analysis_inputs(config)),
+        unpack(lambda w: analysis_jobs.examples_inputs(config)),
     output:
         md=report(
             fill(paths.TABLE, name="table5", ext="md"),

@@ -209,3 +209,23 @@ def test_distractors_copying_their_target_are_counted_and_listed():
     copies = distractor_stats.target_copies(table)
     assert copies.select("id", "k").rows() == [(0, 1), (1, 2)]
     assert copies["distractor"].to_list() == ["der  Rat hat GENEHMIGT", "Die Bank hebt den Zins!"]
+
+
+def test_table5_says_who_checked_each_successful_distractor():
+    from clsd.analysis import examples
+
+    candidates = pl.DataFrame({"id": [0] * 6, "lang": ["de", "fr", "fr", "fr", "fr", "fr"], "slot": [0, 0, 1, 2, 3, 4],
+                               "text": ["Quelle", "cible", "d1", "d2", "d3", "d4"]})
+    successful = pl.DataFrame({"model": ["a", "b", "a"], "dataset": ["s"] * 3, "direction": ["de-fr"] * 3,
+                               "id": [0, 0, 0], "k": [2, 2, 3]})
+    rows = examples.tricked(successful, {"s": candidates})
+    # the judge answered about d2 and d3; two people judged d3 (their verdicts win over the judge's)
+    judged = pl.DataFrame({"id": [0] * 4, "lang": ["fr"] * 4, "k": [1, 2, 3, 4], "judge": [None, "different", "different", None],
+                           "people": [None, None, "different 1/2, same 1/2", None]})
+    checked = examples.checked_by({("s", "fr"): judged, ("s", "de"): pl.DataFrame({"id": [0], "lang": ["de"], "k": [1]})})
+    table = examples.table5(rows, 10, 1, checked).sort("Successful distractor")
+    assert table["Successful distractor"].to_list() == ["d2", "d3"]
+    assert table["Tricked models"].to_list() == ["a, b", "a"]
+    assert table["Checked"].to_list() == ["judge: different", "people: different 1/2, same 1/2"]
+    unchecked = examples.table5(rows, 10, 1, examples.checked_by({("s", "fr"): judged.drop("judge", "people")}))
+    assert unchecked["Checked"].to_list() == [examples.UNCHECKED] * 2 and "nobody checked" in examples.CHECKED_NOTE

@@ -154,6 +154,9 @@ def test_disagreements_list_the_items_annotators_judged_differently():
     split = review.disagreements(design, verdicts)
     assert split.select("item", "verdicts").rows() == [("de-0-1", "a: same; b: different")]
     assert review.removals(design, verdicts).rows() == [(0, 1, "same"), (0, 3, "same")]
+    # what Table 5 shows of each judged distractor: its verdicts counted, skips left out, unjudged ones absent
+    assert review.people_column(design, verdicts).sort("id", "k").rows() == [
+        (0, 1, "different 1/2, same 1/2"), (0, 2, "different 2/2"), (0, 3, "same 1/1")]
 
 
 def write_csv(path: Path, lines: list[str]) -> Path:

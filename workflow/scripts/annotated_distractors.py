@@ -1,4 +1,5 @@
-"""Rule `annotated_distractors`: a validated set with its annotators' verdicts. The provenance records how many
+"""Rule `annotated_distractors`: a validated set with its annotators' verdicts (column `people` of each sampled
+distractor they judged, for Table 5). The provenance records how many
 people judged how many sampled distractors and the share valid with its interval (the dataset card states it);
 with annotation.apply the distractors judged same meaning or not a sentence are removed and their items get a
 failure record (an item left with fewer than four is not scored; Table 2's footnote names why)."""
@@ -18,6 +19,7 @@ files = {names[int(index)]: sheets.read_verdicts(path, sample_id, design["item"]
          for (index,), path in keyed(snakemake.input, "verdicts").items()}
 verdicts = review.long_verdicts(files)
 distractors, meta = read_table(snakemake.input.distractors), read_meta(snakemake.input.distractors)
+distractors = distractors.join(review.people_column(design, verdicts), on=["id", "k"], how="left")
 removals = review.removals(design, verdicts)
 record = review.card_record(design, verdicts, list(files), sample_id) | {"applied": snakemake.params.apply}
 failed = meta.get("failed", [])

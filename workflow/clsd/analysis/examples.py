@@ -34,9 +34,39 @@ def tricked(successful: pl.DataFrame, candidates: dict[str, pl.DataFrame]) -> pl
     return pl.concat(parts)
 
 
-def table5(tricked_rows: pl.DataFrame, n: int, seed: int) -> pl.DataFrame:
-    """A seeded random sample of `n` successful distractors, paste-ready."""
+#: Table 5's `Checked` for a distractor neither the judge nor an annotator checked.
+UNCHECKED = "no"
+#: Under Table 5: what its `Checked` column says.
+CHECKED_NOTE = ("Checked: whether someone confirmed that the distractor changes the meaning of its target — `judge: "
+                "different` (the LLM judge, validation.judge), `people: different 2/2` (annotators' verdicts, "
+                "annotation.files) — or `no`: nobody checked it, so it may be a paraphrase rather than a model's failure "
+                "(the rules reject only what certainly keeps the meaning).")
+
+
+def checked_by(sets: dict[tuple[str, str], pl.DataFrame]) -> pl.DataFrame:
+    """Who checked each distractor of the scored sets ({(dataset, lang): set}): dataset, lang, k, id and `checked`
+    (the annotators' verdicts when people judged it, else the judge's answer, else UNCHECKED)."""
+    schema = {"dataset": pl.String, "lang": pl.String, "id": pl.Int64, "k": pl.Int64, "checked": pl.String}
+    frames = []
+    for (dataset, lang), table in sets.items():
+        judge = pl.col("judge") if "judge" in table.columns else pl.lit(None, dtype=pl.String)
+        people = pl.col("people") if "people" in table.columns else pl.lit(None, dtype=pl.String)
+        frames.append(table.select(
+            pl.lit(dataset).alias("dataset"), pl.lit(lang).alias("lang"), "id", "k",
+            pl.when(people.is_not_null()).then(pl.format("people: {}", people))
+            .when(judge.is_not_null()).then(pl.format("judge: {}", judge))
+            .otherwise(pl.lit(UNCHECKED)).alias("checked")))
+    return pl.concat(frames) if frames else pl.DataFrame(schema=schema)
+
+
+def table5(tricked_rows: pl.DataFrame, n: int, seed: int, checked: pl.DataFrame | None = None) -> pl.DataFrame:
+    """A seeded random sample of `n` successful distractors, paste-ready, with who checked each (`checked_by`)."""
     sample = tricked_rows.sample(min(n, tricked_rows.height), seed=seed, shuffle=True) if tricked_rows.height else tricked_rows
+    sample = sample.with_columns(pl.col("direction").str.split("-").list.get(1).alias("lang"))
+    if checked is not None:
+        sample = sample.join(checked, on=["dataset", "lang", "id", "k"], how="left", maintain_order="left")
+    else:
+        sample = sample.with_columns(pl.lit(None, dtype=pl.String).alias("checked"))
     return sample.select(
         pl.col("dataset").alias("Dataset"),
         pl.col("direction").map_elements(direction_label, return_dtype=pl.String).alias("Direction"),
@@ -44,6 +74,7 @@ def table5(tricked_rows: pl.DataFrame, n: int, seed: int) -> pl.DataFrame:
         pl.col("target").alias("True target"),
         pl.col("distractor").alias("Successful distractor"),
         pl.col("model").list.join(", ").alias("Tricked models"),
+        pl.col("checked").fill_null(UNCHECKED).alias("Checked"),
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from clsd.core import paths
 from clsd.core.paths import input_name
+from clsd.data import jobs as data_jobs
 
 Config = Mapping[str, Any]
 
@@ -36,6 +37,14 @@ def model_labels(config: Config) -> dict[str, str]:
 def direct_analysis_inputs(config: Config) -> dict[str, str]:
     """Every direct-view score file and candidate table (Table 3, Table 5)."""
     return scores_of(config, "direct") | candidates_of(config)
+
+
+def examples_inputs(config: Config) -> dict[str, str]:
+    """Table 5's inputs: the direct analysis inputs and every scored distractor set, keyed
+    `distractors|<dataset>|<lang>` (who checked each distractor: the judge's and the annotators' columns)."""
+    sets = {input_name("distractors", d, lang): path for d in config["datasets"]
+            for lang, path in zip(config["datasets"][d]["languages"], data_jobs.scored_sets(config, d))}
+    return direct_analysis_inputs(config) | sets
 
 
 def pivot_failure_inputs(config: Config) -> dict[str, str]:

@@ -88,6 +88,18 @@ def removals(design: pl.DataFrame, verdicts: pl.DataFrame) -> pl.DataFrame:
     return design.join(bad, on="item").select("id", "k", "verdicts").sort("id", "k")
 
 
+def people_column(design: pl.DataFrame, verdicts: pl.DataFrame) -> pl.DataFrame:
+    """Per sampled distractor that an annotator judged (id, k): `people`, its verdicts counted (`different 2/2`,
+    `same 1/2, different 1/2`), so that Table 5 tells a failure people confirmed from one nobody checked."""
+    judged = verdicts.filter(pl.col("verdict") != SKIP)
+    counts = (judged.group_by("item", "verdict").agg(pl.len().alias("n"))
+              .join(judged.group_by("item").agg(pl.len().alias("of")), on="item")
+              .sort("item", "n", "verdict", descending=[False, True, False])
+              .group_by("item", maintain_order=True)
+              .agg(pl.format("{} {}/{}", "verdict", "n", "of").str.join(", ").alias("people")))
+    return design.join(counts, on="item").select("id", "k", "people")
+
+
 def card_record(design: pl.DataFrame, verdicts: pl.DataFrame, annotators: list[str], sample_id: str) -> dict[str, Any]:
     """What the dataset card states: annotators, sample and annotated counts, share valid with its interval."""
     items = per_item(design, verdicts)
