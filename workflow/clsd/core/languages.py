@@ -58,6 +58,26 @@ class Validation:
 
 
 @dataclass(frozen=True)
+class Names:
+    """How a language's CLSD annotators tell names among the nouns a tagger calls common (the registry entry's
+    `tagger.names`; empty: no such convention): nationality nouns derived from place names, institutions named by a
+    polity and a body, compounds whose first part is a name (clsd.analysis.names)."""
+
+    demonym_suffixes: tuple[str, ...] = ()
+    place_endings: tuple[str, ...] = ()
+    language_endings: tuple[str, ...] = ()
+    inflections: tuple[str, ...] = ()
+    polities: frozenset[str] = frozenset()
+    bodies: frozenset[str] = frozenset()
+
+    @classmethod
+    def read(cls, entry: dict) -> "Names":
+        """From a registry entry's `tagger.names` mapping (polities and bodies become sets, the rest tuples)."""
+        return cls(**{key: frozenset(value) if key in ("polities", "bodies") else tuple(value)
+                      for key, value in entry.items()})
+
+
+@dataclass(frozen=True)
 class Language:
     """One registry entry (see the comments at the top of resources/languages.yaml)."""
 
@@ -77,7 +97,7 @@ class Language:
     stanza_mwt: bool = False
     offline_tagger: str | None = None
     propn_words: frozenset[str] = frozenset()
-    copulas: frozenset[str] = frozenset()
+    names: Names = Names()
     adjectives_after_nouns: bool = False
     rules: str | None = None
     published: str | None = None
@@ -101,7 +121,7 @@ def registry() -> dict[str, Language]:
             coordinators=frozenset(entry.get("coordinators", [])), stanza=entry["tagger"].get("stanza"),
             stanza_mwt=entry["tagger"].get("mwt", False),
             offline_tagger=entry["tagger"].get("offline"), propn_words=frozenset(entry["tagger"].get("propn", [])),
-            copulas=frozenset(entry["tagger"].get("copulas", [])),
+            names=Names.read(entry["tagger"].get("names", {})),
             adjectives_after_nouns=entry["tagger"].get("adjectives_after_nouns", False), rules=entry.get("rules"), published=entry.get("published"),
             validation=Validation.read(entry.get("validation", {})),
         )
