@@ -46,14 +46,22 @@ class Validation:
     inflections: frozenset[str] = frozenset()
     loan_endings: frozenset[str] = frozenset()
     loan_prefixes: frozenset[str] = frozenset()
+    combining_forms: int = 0
+    #: Name-derivative suffix → the endings of the name it replaces, longest suffix first.
+    name_suffixes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The language's spelling of a foreign stem's ending → the foreign one (German el: English le).
+    loan_respellings: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def read(cls, entry: dict) -> "Validation":
         """From a registry entry's `validation` mapping (word lists become sets, suffixes pairs, longest first)."""
         fields = {key: frozenset(value) if isinstance(value, list) else value for key, value in entry.items()}
-        if "suffixes" in fields:
-            fields["suffixes"] = tuple(sorted(((suffix, tuple(bases)) for suffix, bases in fields["suffixes"].items()),
-                                              key=lambda pair: -len(pair[0])))
+        for key in ("suffixes", "name_suffixes"):
+            if key in fields:
+                fields[key] = tuple(sorted(((suffix, tuple(bases)) for suffix, bases in fields[key].items()),
+                                           key=lambda pair: -len(pair[0])))
+        if "loan_respellings" in fields:
+            fields["loan_respellings"] = tuple(fields["loan_respellings"].items())
         return cls(**fields)
 
 
