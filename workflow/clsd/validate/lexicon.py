@@ -247,8 +247,11 @@ class Lexicon:
         `validation.prefixes`, `suffixes`; an inflection ending may follow the suffix): *antilibéraliste* is anti +
         libéral + iste, *konservativere* konservativ + ere."""
         rules = self._rules
-        if any(self._prefixed(word, prefix, depth) for prefix in rules.prefixes | self.combining_forms):
+        if any(self._prefixed(word, prefix, depth) for prefix in rules.prefixes):
             return True
+        if any(self._prefixed(word, form, depth) for form in self.combining_forms):
+            # a learnt form ends in a vowel, as the misspelt middle of a word may (*télévison*: télé + vison)
+            return self.misspelt_neighbour(word) is None
         forms = {word} | {word[:-len(end)] for end in rules.inflections if word.endswith(end)}
         return (any(self._suffixed(form, suffix, endings, depth) for form in forms for suffix, endings in rules.suffixes)
                 or any(self._named(form, suffix, endings) for form in forms for suffix, endings in rules.name_suffixes))
@@ -276,8 +279,9 @@ class Lexicon:
             body = word[len(prefix):]
             for ending in rules.loan_endings:
                 stem = body[:-len(ending)] if body.endswith(ending) else ""
-                stems = {root for form in undoubled(stem) for root in self._respelt(form)} if stem else set()
-                if any(lex is not None and lex.loan_stem(form) for lex in foreign for form in stems):
+                # a final consonant doubled after a short vowel (shopp-t: shop); never on a stem with a silent e
+                stems = {(root, root == stem) for form in undoubled(stem) for root in self._respelt(form)} if stem else set()
+                if any(lex is not None and lex.loan_stem(form, silent_e) for lex in foreign for form, silent_e in stems):
                     return True
         return False
 
@@ -286,12 +290,13 @@ class Lexicon:
         German *googel* is English *google*)."""
         return {stem} | {stem[:-len(own)] + foreign for own, foreign in self._rules.loan_respellings if stem.endswith(own)}
 
-    def loan_stem(self, stem: str) -> bool:
-        """`stem` or `stem` + e (*like* in *geliked*) is a common word of this language (at least MIN_BASE letters
-        and LOAN_STEM_ZIPF frequent: *download*, *stream*; the rare English *cloture* makes *cloturant* no loan), a
-        noun the dictionary may know capitalised only (*Facebook* in *facebooken*)."""
+    def loan_stem(self, stem: str, silent_e: bool = True) -> bool:
+        """`stem` or (`silent_e`) `stem` + e (*like* in *geliked*) is a common word of this language (at least
+        MIN_BASE letters and LOAN_STEM_ZIPF frequent: *download*, *stream*; the rare English *cloture* makes
+        *cloturant* no loan), a noun the dictionary may know capitalised only (*Facebook* in *facebooken*)."""
         return any(len(word) >= MIN_BASE and self._frequencies.get(word, 0.0) >= 10 ** (LOAN_STEM_ZIPF - 9)
-                   and (self._hunspell(word) or self._hunspell(word[:1].upper() + word[1:])) for word in (stem, stem + "e"))
+                   and (self._hunspell(word) or self._hunspell(word[:1].upper() + word[1:]))
+                   for word in ((stem, stem + "e") if silent_e else (stem,)))
 
     def accent_slip(self, word: str) -> str | None:
         """A word that differs from `word` in one letter's accent only (*decidé*: *décidé*), that the dictionary knows
