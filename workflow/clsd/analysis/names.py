@@ -77,21 +77,23 @@ def place_stems(lang: str) -> frozenset[str]:
     adjectives = {word for name in [*_places(lang), *spoken] for word in _words(name)}
     stems = set(_territories(lang))
     for words, endings in ((_territories(lang), rules.place_endings), (adjectives, rules.language_endings)):
-        stems |= {word[:-len(end)] for word in words for end in endings if word.endswith(end) and len(word) - len(end) >= MIN_STEM}
+        stems |= {word[:-len(end)] for word in words for end in endings
+                  if word.endswith(end) and len(word) - len(end) >= MIN_STEM}
     return frozenset(stems)
 
 
-def _bodies(word: str, lang: str) -> list[str]:
+def _uninflected(word: str, lang: str) -> list[str]:
     """`word` folded, and less each of the registry's `names.inflections` it ends in."""
     low = fold(word)
-    return [low] + [low[:-len(end)] for end in language(lang).names.inflections if low.endswith(end) and len(low) > len(end)]
+    return [low] + [low[:-len(end)] for end in language(lang).names.inflections
+                    if low.endswith(end) and len(low) > len(end)]
 
 
 def demonym(word: str, lang: str) -> bool:
     """Whether `word` is a nationality noun: a place stem with a demonym suffix and an inflection (*Belgierin*,
     *Franzosen*, *Deutscher*)."""
     rules, stems = language(lang).names, place_stems(lang)
-    for body in _bodies(word, lang):
+    for body in _uninflected(word, lang):
         for suffix in rules.demonym_suffixes:
             stem = body[:len(body) - len(suffix)] if body.endswith(suffix) else None
             if stem is not None and len(stem) >= MIN_STEM and stem in stems:
@@ -104,7 +106,7 @@ def institution(word: str, lang: str) -> bool:
     inflected forms (*Bundesrats*)."""
     entry = language(lang)
     polities = entry.names.polities | _territories(lang)
-    for body in _bodies(word, lang):
+    for body in _uninflected(word, lang):
         for head in entry.names.bodies:
             first = body[:-len(head)] if body.endswith(head) else ""
             if first and any(first.endswith(link) and first[:len(first) - len(link)] in polities
