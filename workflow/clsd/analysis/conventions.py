@@ -3,7 +3,7 @@ rules where taggers follow other conventions.
 
 The paper's POS figures count the tag of the word a single-word distractor changed. Taggers follow their treebank's
 conventions and tag whitespace tokens piece by piece; the annotators tag the word a reader sees change. Each rule
-below is a convention, not a list of words (a language's data in the registry's `tagger` entry: `propn`, `copulas`),
+below is a convention, not a list of words (a language's data in the registry's `tagger` entry: `propn`, `names`),
 and each tag records the rule that decided it (`pos_rule`; `tagger` when no rule applied):
 
 - number: a number, whatever its separators and trailing punctuation (`1.500.000.`, `26.469,89`), is NUM;
@@ -12,9 +12,14 @@ and each tag records the rule that decided it (`pos_rule`; `tagger` when no rule
 - participle: a participle the tagger calls VERB used attributively (before a noun, or right after one where
   adjectives follow their noun: *la décision annoncée*; `adjectives_after_nouns`), not right after an auxiliary
   (*a approuvé mardi*), is ADJ;
-- predicative / adverbial: an adjective in its short form (STTS ADJD) is ADJ beside a copula alone (*er ist schnell*),
-  ADV where it modifies a verb (*er läuft schnell*, *er ist schnell gelaufen*);
+- adjective / degree: an adjective in its short form (STTS ADJD) is ADJ, predicative (*die Lage bleibt schwierig*,
+  *das macht sie unruhig*) or adverbial (*er hat gut abgeschnitten*), as UD converts ADJD; ADV only as the degree of
+  the adjective or adverb right after it (*extrem schwierig*);
 - propn: words the language lists as names by convention (French months) are PROPN;
+- demonym / institution / compound (languages with `names` in the registry; clsd.analysis.names): a nationality
+  noun (*Franzose*), an institution named by a polity and a body (*Bundesrat*) and a hyphenated compound whose
+  first part is a party, a country or an institution (*SPD-Abgeordneter*) are PROPN; a hyphenated compound with
+  any other first part is its common-noun head, NOUN (*Brexit-Verhandlungen*);
 - nominalised: a capitalised word the tagger calls PROPN after a determiner whose lower-case form is a common word
   (*die Grünen*, *den Linken*) is NOUN;
 - name: a capitalised word inside the sentence that the tagger does not call PROPN and the dictionary does not know
@@ -26,7 +31,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from clsd.core.languages import language
+from clsd.analysis import names
+from clsd.core.languages import Names, language
 from clsd.validate.lexicon import Lexicon
 from clsd.validate.tokens import OPENERS
 
@@ -73,6 +79,13 @@ def _participle(token: Token) -> bool:
     return "VerbForm=Part" in token.feats or bool(re.match(r"^V[VAM]\(?PP", token.xpos))
 
 
+def _degree(tokens: list[Token], token: Token) -> bool:
+    """An adjective in its short form right before an adjective or adverb modifies it as a degree (*extrem
+    schwierig*, *völlig neu*): the one adverbial use the annotators tag ADV."""
+    i = tokens.index(token)
+    return i + 1 < len(tokens) and tokens[i + 1].upos in ("ADJ", "ADV")
+
+
 def _opens(text: str, start: int) -> bool:
     before = text[:start].rstrip()
     return not before or before[-1] in OPENERS
@@ -99,10 +112,17 @@ def decide(text: str, start: int, end: int, lang: str, tokens: list[Token], lex:
         if attributive and (before is None or before.upos != "AUX"):  # a approuvé mardi: a compound tense
             return "ADJ", "participle"
     if token.xpos.startswith("ADJ(D)") or token.xpos == "ADJD":
-        copula = any(t.lemma in entry.copulas for t in tokens)
-        non_finite = any(_participle(t) or "INF" in t.xpos or "VerbForm=Inf" in t.feats for t in tokens if t is not token)
-        return ("ADJ", "predicative") if copula and not non_finite else ("ADV", "adverbial")
+        return ("ADV", "degree") if _degree(tokens, token) else ("ADJ", "adjective")
     capital = core[:1].isupper() and not core.isupper()
+    if entry.names != Names() and token.upos in ("NOUN", "PROPN") and capital and lex is not None:
+        if "-" in core:
+            tag = names.compound(core, lang, lex)
+            if tag is not None:
+                return tag, "compound"
+        elif names.demonym(core, lang):
+            return "PROPN", "demonym"
+        elif names.institution(core, lang):
+            return "PROPN", "institution"
     if token.upos == "PROPN" and capital and before is not None and before.upos == "DET" and lex is not None \
             and lex.common(core.lower()):
         return "NOUN", "nominalised"

@@ -46,15 +46,43 @@ class Validation:
     inflections: frozenset[str] = frozenset()
     loan_endings: frozenset[str] = frozenset()
     loan_prefixes: frozenset[str] = frozenset()
+    combining_forms: int = 0
+    #: Name-derivative suffix → the endings of the name it replaces, longest suffix first.
+    name_suffixes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The language's spelling of a foreign stem's ending → the foreign one (German el: English le).
+    loan_respellings: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def read(cls, entry: dict) -> "Validation":
         """From a registry entry's `validation` mapping (word lists become sets, suffixes pairs, longest first)."""
         fields = {key: frozenset(value) if isinstance(value, list) else value for key, value in entry.items()}
-        if "suffixes" in fields:
-            fields["suffixes"] = tuple(sorted(((suffix, tuple(bases)) for suffix, bases in fields["suffixes"].items()),
-                                              key=lambda pair: -len(pair[0])))
+        for key in ("suffixes", "name_suffixes"):
+            if key in fields:
+                fields[key] = tuple(sorted(((suffix, tuple(bases)) for suffix, bases in fields[key].items()),
+                                           key=lambda pair: -len(pair[0])))
+        if "loan_respellings" in fields:
+            fields["loan_respellings"] = tuple(fields["loan_respellings"].items())
         return cls(**fields)
+
+
+@dataclass(frozen=True)
+class Names:
+    """How a language's CLSD annotators tell names among the nouns a tagger calls common (the registry entry's
+    `tagger.names`; empty: no such convention): nationality nouns derived from place names, institutions named by a
+    polity and a body, compounds whose first part is a name (clsd.analysis.names)."""
+
+    demonym_suffixes: tuple[str, ...] = ()
+    place_endings: tuple[str, ...] = ()
+    language_endings: tuple[str, ...] = ()
+    inflections: tuple[str, ...] = ()
+    polities: frozenset[str] = frozenset()
+    bodies: frozenset[str] = frozenset()
+
+    @classmethod
+    def read(cls, entry: dict) -> "Names":
+        """From a registry entry's `tagger.names` mapping (polities and bodies become sets, the rest tuples)."""
+        return cls(**{key: frozenset(value) if key in ("polities", "bodies") else tuple(value)
+                      for key, value in entry.items()})
 
 
 @dataclass(frozen=True)
@@ -77,7 +105,7 @@ class Language:
     stanza_mwt: bool = False
     offline_tagger: str | None = None
     propn_words: frozenset[str] = frozenset()
-    copulas: frozenset[str] = frozenset()
+    names: Names = Names()
     adjectives_after_nouns: bool = False
     rules: str | None = None
     published: str | None = None
@@ -101,7 +129,7 @@ def registry() -> dict[str, Language]:
             coordinators=frozenset(entry.get("coordinators", [])), stanza=entry["tagger"].get("stanza"),
             stanza_mwt=entry["tagger"].get("mwt", False),
             offline_tagger=entry["tagger"].get("offline"), propn_words=frozenset(entry["tagger"].get("propn", [])),
-            copulas=frozenset(entry["tagger"].get("copulas", [])),
+            names=Names.read(entry["tagger"].get("names", {})),
             adjectives_after_nouns=entry["tagger"].get("adjectives_after_nouns", False), rules=entry.get("rules"), published=entry.get("published"),
             validation=Validation.read(entry.get("validation", {})),
         )

@@ -7,10 +7,13 @@ without case (Arabic, Hebrew, Devanagari, Bengali, Korean, Thai, CJK: the regist
 Words a language marked `validation.foreign_lexicon` knows (English) name the language of a foreign word instead.
 
 What a dictionary lacks but a reader understands is known too, by rules that are data in the registry: a
-derivational prefix or suffix on a known base (*antilibéraliste*, *recyclabilité*, *konservativere*), a foreign
-stem with the language's verb endings (*downloaden*, *gestreamt*), parts of a hyphenated compound checked piece by
-piece, and a name or brand written in lower case (*tiktok*: frequent in the word lists of nearly every language,
-where a misspelling is frequent in one). A word only wordfreq lists is a misspelling when a word one edit away is far
+derivational prefix or suffix on a known base (*antilibéraliste*, *recyclabilité*, *konservativere*,
+*soutenablement*), a combining form the dictionary itself shows productive (*télésanté*), a name's lower-case
+derivative (*macroniste*, *chiraquien*), a foreign stem or noun with the language's verb endings (*downloaden*,
+*gestreamt*, *posten*, *tackelte*) unless it is a native word with a wrong accent (*decidé*), parts of a hyphenated
+compound checked piece by piece (written in the case of its head: *exil-iranische*), and a name or brand written in
+lower case (*tiktok*: frequent in the word lists of nearly every language, where a misspelling is frequent in
+one). A word only wordfreq lists is a misspelling when a word one edit away is far
 more frequent (*standart*, *professionel*, *kommision*: the web writes them too). A lower-case word several other
 languages list without being international is kept as `non_word_suspect` (`maybe_name`): a rule can only guess.
 """
@@ -20,6 +23,9 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import unicodedata
+from collections import Counter
+from functools import cached_property
 from importlib.metadata import PackageNotFoundError, version
 from typing import Callable
 
@@ -52,6 +58,13 @@ UNLISTED = 1e-8
 PREFIX_BASE_MAX_ZIPF = 5.5
 #: Least frequency (Zipf) of a foreign stem a language takes in as a loanword: loans come from common words.
 LOAN_STEM_ZIPF = 4.0
+#: Lengths of a combining form learnt from the dictionary (shorter ones are as often the first letters of unrelated
+#: words: *cha*-peau, *sou*-rire).
+COMBINING_FORM_LENGTHS = range(4, 8)
+VOWELS = "aeiouy"
+#: Least frequency (Zipf) in the language's own word list of a name a lower-case derivative is formed on when the
+#: dictionary does not know it (*zemmourien*: Zemmour 3.6, *fillonniste*: Fillon 4.4).
+NAME_BASE_ZIPF = 3.0
 #: The word lists of the registry's `validation.name_list` languages tell a name or brand from a misspelling: a
 #: misspelling is frequent in one language's list, a name in nearly all (*tiktok* 1.9-2.5 in each of the nine;
 #: *programa*, Spanish and Portuguese, reaches 1.8 in five).
@@ -141,17 +154,22 @@ class Lexicon:
             return self._listed(word, 0.0) or self._parts_known(word, lambda part: self._listed(part, 0.0))
         if self._hunspell(word):
             return True
-        if word[:1].islower() and self._hunspell(word[:1].upper() + word[1:]):
-            # a noun (or name) the dictionary knows only capitalised: "gehör finden" is misspelt, "amazon" is not
-            return self.name_lists(word) >= NAME_MIN_LISTS
+        head = word.rsplit("-", 1)[-1]
+        if head[:1].islower() and not self._hunspell(head) and self._hunspell(head[:1].upper() + head[1:]):
+            # a noun (or name) the dictionary knows only capitalised: "gehör finden" is misspelt, "amazon" is not, nor
+            # a verb on an English noun that a German noun happens to spell (posten); a hyphenated compound is
+            # written as its head is (exil-iranische)
+            return self.name_lists(word) >= NAME_MIN_LISTS or self._loan(word)
         if self._derived(word):
             return True
         if self.fused(word) is not None:
             return False
         if self._loan(word):
-            return True
+            return self.accent_slip(word) is None
         guessed = self._parts_known(word, self._part) or self._listed(word, self._second_chance)
-        return (guessed and self.misspelt_neighbour(word) is None) or self.name_lists(word) >= NAME_MIN_LISTS
+        # a hyphenated word's parts are checked one by one; closed up it is the same word (klima-neutral)
+        return ((guessed and ("-" in word or self.misspelt_neighbour(word) is None))
+                or self.name_lists(word) >= NAME_MIN_LISTS)
 
     def fused(self, word: str) -> tuple[str, str] | None:
         """Two words written as one where one of them is a word of grammar (*nochmehr*, *wenner*, *legouvernement*):
@@ -202,6 +220,21 @@ class Lexicon:
         return (word.startswith(prefix) and self._base(base, depth)
                 and self._frequencies.get(base, 0.0) < 10 ** (PREFIX_BASE_MAX_ZIPF - 9))
 
+    @cached_property
+    def combining_forms(self) -> frozenset[str]:
+        """First elements the dictionary itself shows productive (the registry's `validation.combining_forms`: the
+        least number of its words such an element forms from another of its words): COMBINING_FORM_LENGTHS letters
+        ending in a vowel, no word of grammar (*télé*-travail, *archi*-duc, *agro*-alimentaire), so that a blend the
+        dictionary lacks is known (*télésanté*, *archicomble*)."""
+        least = self._rules.combining_forms
+        if not least or self._dictionary is None:
+            return frozenset()
+        stems = {word.stem.casefold() for word in self._dictionary.dic.words}
+        counts = Counter(stem[:i] for stem in stems for i in COMBINING_FORM_LENGTHS
+                         if len(stem) - i >= MIN_BASE and stem[i:] in stems)
+        return frozenset(form for form, count in counts.items() if count >= least and _base_letter(form[-1]) in VOWELS
+                         and self._frequencies.get(form, 0.0) < 10 ** (PREFIX_BASE_MAX_ZIPF - 9))
+
     def _suffixed(self, form: str, suffix: str, endings: tuple[str, ...], depth: int) -> bool:
         """`form` is a base with its ending replaced by `suffix`; a suffix on the bare stem (ending "") needs an
         adjective, a stem that also inflects with -e (*grünste*: grün, grüne; *wenner* is *wenn er* fused)."""
@@ -216,8 +249,23 @@ class Lexicon:
         rules = self._rules
         if any(self._prefixed(word, prefix, depth) for prefix in rules.prefixes):
             return True
+        if any(self._prefixed(word, form, depth) for form in self.combining_forms):
+            # a learnt form ends in a vowel, as the misspelt middle of a word may (*télévison*: télé + vison)
+            return self.misspelt_neighbour(word) is None
         forms = {word} | {word[:-len(end)] for end in rules.inflections if word.endswith(end)}
-        return any(self._suffixed(form, suffix, endings, depth) for form in forms for suffix, endings in rules.suffixes)
+        return (any(self._suffixed(form, suffix, endings, depth) for form in forms for suffix, endings in rules.suffixes)
+                or any(self._named(form, suffix, endings) for form in forms for suffix, endings in rules.name_suffixes))
+
+    def _named(self, form: str, suffix: str, endings: tuple[str, ...]) -> bool:
+        """`form` is a name with its ending replaced by `suffix` (the registry's `validation.name_suffixes`), written
+        in lower case as such derivatives are: *macroniste*, *chiraquien* (Chirac), *fillonniste* (Fillon, the
+        consonant doubled). The name is one the dictionary knows capitalised, or one the web writes often (wordfreq's
+        list, at least NAME_BASE_ZIPF: *Zemmour*)."""
+        stem = form[:-len(suffix)]
+        return form.endswith(suffix) and any(
+            len(base) >= MIN_BASE and (self._hunspell(base[:1].upper() + base[1:])
+                                       or self._frequencies.get(base, 0.0) >= 10 ** (NAME_BASE_ZIPF - 9))
+            for root in undoubled(stem) for base in (root + end for end in endings))
 
     def _loan(self, word: str) -> bool:
         """A foreign stem (known to a `validation.foreign_lexicon` language: English) with one of the language's
@@ -231,15 +279,33 @@ class Lexicon:
             body = word[len(prefix):]
             for ending in rules.loan_endings:
                 stem = body[:-len(ending)] if body.endswith(ending) else ""
-                if stem and any(lex is not None and lex.loan_stem(stem) for lex in foreign):
+                # a final consonant doubled after a short vowel (shopp-t: shop); never on a stem with a silent e
+                stems = {(root, root == stem) for form in undoubled(stem) for root in self._respelt(form)} if stem else set()
+                if any(lex is not None and lex.loan_stem(form, silent_e) for lex in foreign for form, silent_e in stems):
                     return True
         return False
 
-    def loan_stem(self, stem: str) -> bool:
-        """`stem` or `stem` + e (*like* in *geliked*) is a common word of this language (at least MIN_BASE letters
-        and LOAN_STEM_ZIPF frequent: *download*, *stream*; the rare English *cloture* makes *cloturant* no loan)."""
+    def _respelt(self, stem: str) -> set[str]:
+        """`stem` and the foreign spellings the language respells it from (the registry's `loan_respellings`:
+        German *googel* is English *google*)."""
+        return {stem} | {stem[:-len(own)] + foreign for own, foreign in self._rules.loan_respellings if stem.endswith(own)}
+
+    def loan_stem(self, stem: str, silent_e: bool = True) -> bool:
+        """`stem` or (`silent_e`) `stem` + e (*like* in *geliked*) is a common word of this language (at least
+        MIN_BASE letters and LOAN_STEM_ZIPF frequent: *download*, *stream*; the rare English *cloture* makes
+        *cloturant* no loan), a noun the dictionary may know capitalised only (*Facebook* in *facebooken*)."""
         return any(len(word) >= MIN_BASE and self._frequencies.get(word, 0.0) >= 10 ** (LOAN_STEM_ZIPF - 9)
-                   and self._hunspell(word) for word in (stem, stem + "e"))
+                   and (self._hunspell(word) or self._hunspell(word[:1].upper() + word[1:]))
+                   for word in ((stem, stem + "e") if silent_e else (stem,)))
+
+    def accent_slip(self, word: str) -> str | None:
+        """A word that differs from `word` in one letter's accent only (*decidé*: *décidé*), that the dictionary knows
+        and that is NEIGHBOUR_MARGIN more frequent: `word` is that word misspelt, not a loan (English *decide*)."""
+        low = word.casefold()
+        bar = max(self._frequencies.get(low, 0.0), UNLISTED) * 10 ** NEIGHBOUR_MARGIN
+        edits = {low[:i] + other + low[i + 1:] for i, char in enumerate(low) for other in self._alphabet
+                 if other != char and _base_letter(other) == _base_letter(char)}
+        return next((edit for edit in sorted(edits) if self._frequencies.get(edit, 0.0) >= bar and self._part(edit)), None)
 
     def misspelt_neighbour(self, word: str) -> str | None:
         """A word one edit from `word` (dropped, added, changed or swapped letter, the last letter left alone) that the
@@ -272,6 +338,18 @@ class Lexicon:
                 if rest and len(rest) >= MIN_PART and (self.known(rest) or self._compound(rest, part_known)):
                     return True
         return False
+
+
+def undoubled(stem: str) -> set[str]:
+    """`stem`, and `stem` less a doubled final consonant (*fillonn*-iste, *shopp*-t: a consonant doubled before a
+    suffix or ending)."""
+    doubled = len(stem) > 2 and stem[-1] == stem[-2] and stem[-1].isalpha() and _base_letter(stem[-1]) not in "aeiouy"
+    return {stem, stem[:-1]} if doubled else {stem}
+
+
+def _base_letter(char: str) -> str:
+    """A letter without its accent (é → e)."""
+    return unicodedata.normalize("NFD", char)[0]
 
 
 _LEXICONS: dict[str, "Lexicon | None"] = {}  # by language, filled by lexicon()
