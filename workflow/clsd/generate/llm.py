@@ -260,6 +260,8 @@ class Generator:
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
+            if self._stopping.is_set():  # interrupted while it was asked: stored, but neither checked nor asked again
+                raise Interrupted("interrupted: the answer is stored, nothing more is asked")
             outcome.replayed = outcome.replayed and response.key not in self._asked
             truncated = response.finish_reason == "length"
             parsed = parse(response.text, truncated)
