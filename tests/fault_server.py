@@ -3,7 +3,8 @@
 Each request's behaviour comes from a per-sentence plan (a list consumed in order; "ok" once it runs out):
 ok, three (only three items), preamble (chatter around the list), wrong_language, reorder (the first item is
 the sentence with its words reordered), refusal (HTTP 200 with a refusal and no list), 429 (with
-Retry-After), 500, hang (answer after the client's timeout), malformed (invalid JSON), 400, 401, 401_echo
+Retry-After), 500, hang (answer after the client's timeout), malformed (invalid JSON), not_completion (JSON that is
+no chat completion), html (a web page), 400, 401, 401_echo
 (the refused API key in the message), length (cut at max_tokens), malformed_json (an answer that is half a JSON
 object). A request with `response_format` gets the JSON object of four strings instead of a numbered list (the
 plan's faults applied to it: three strings, numbered strings for preamble, a cut object). Judge
@@ -162,6 +163,10 @@ class FaultServer:
             await asyncio.sleep(self.hang_seconds)
         if behaviour == "malformed":
             return web.Response(text='{"id": "x", "choices": [', content_type="application/json")
+        if behaviour == "not_completion":  # JSON, but no chat completion (a proxy's own answer)
+            return web.json_response({"foo": 1})
+        if behaviour == "html":  # a web page where the API should be (a wrong base_url behind a web server)
+            return web.Response(text="<!doctype html><html><body>Welcome</body></html>", content_type="text/html")
         lines = distractors_for(sentence, language)
         if body.get("response_format"):
             return self._json_answer(body, behaviour, sentence, lines)

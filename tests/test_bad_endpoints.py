@@ -79,9 +79,20 @@ ERRORS = [
               requests=3),
     ErrorCase("429 every time", "server", "{url}: HTTP 429: slow down after 3 attempts (RateLimitError)", ("429",) * 3, requests=3),
     ErrorCase("no answer", "server", "{url}: no answer within 0.5 s after 3 attempts (APITimeoutError)", ("hang",) * 3, requests=3),
+    # a 200 that is no chat completion arrived (and may be billed): asked once more, then the job stops
     ErrorCase("not JSON", "server",
-              "{url}: unreadable response: Expecting value: line 1 column 25 (char 24) after 3 attempts (JSONDecodeError)",
-              ("malformed",) * 3, requests=3),
+              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: Expecting value: "
+              "line 1 column 25 (char 24); 2 such answers, not asked again (each may be billed); is generation.base_url "
+              "the API's base URL, e.g. https://api.openai.com/v1? (JSONDecodeError)", ("malformed",) * 3, requests=2),
+    ErrorCase("JSON that is no chat completion", "server",
+              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: no choices in the "
+              "response; 2 such answers, not asked again (each may be billed); is generation.base_url the API's base URL, "
+              "e.g. https://api.openai.com/v1? (MalformedResponse)", ("not_completion",) * 3, requests=2),
+    ErrorCase("an HTML page", "server",
+              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: text, not a chat "
+              "completion object: '<!doctype html><html><body>Welcome</body></html>'; 2 such answers, not asked again "
+              "(each may be billed); is generation.base_url the API's base URL, e.g. https://api.openai.com/v1? "
+              "(MalformedResponse)", ("html",) * 3, requests=2),
     ErrorCase("local server exited", "dead-local",
               "{url}: the local llama.cpp server exited with code -9; connection refused, not retried (APIConnectionError)"),
 ]
@@ -118,6 +129,15 @@ def test_a_failed_request_names_the_endpoint(case: ErrorCase, tmp_path):
             assert len(server.seen) == case.requests
     assert store.count() == 0
     assert seconds < 5  # the dead local server: no backoff against it (6 retries take ~40 s)
+
+
+def test_a_server_on_this_machine_needs_no_api_key(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLSD_TEST_UNSET_KEY", raising=False)
+    with FaultServer() as server:
+        config = job_config(tmp_path / "store.sqlite", server.base_url, api_key_env="CLSD_TEST_UNSET_KEY")
+        with open_endpoint(config, [], 1, os.devnull) as endpoint:
+            table, _ = llm.generate([(0, sentence("X"))], "de", generator(endpoint.client, endpoint.store, endpoint.id), {}, "llm:fault")
+    assert table.height == 4 and [seen.authorization for seen in server.seen] == ["Bearer local"]
 
 
 # ---- answers and resumes: endpoint behaviour → the report's figures ---------------------------------
