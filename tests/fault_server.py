@@ -7,7 +7,8 @@ Retry-After), 500, hang (answer after the client's timeout), malformed (invalid 
 no chat completion), html (a web page), 400, 401, 401_echo
 (the refused API key in the message), length (cut at max_tokens), malformed_json (an answer that is half a JSON
 object). A request with `response_format` gets the JSON object of four strings instead of a numbered list (the
-plan's faults applied to it: three strings, numbered strings for preamble, a cut object). Judge
+plan's faults applied to it: three strings, numbered strings for preamble, a cut object; free_text: the numbered list
+of an endpoint that ignores response_format). Judge
 requests ("Do these two ... sentences have the same meaning?") are answered 1 when sentence B contains one of
 `equivalent`, else 0; per-item judge requests ("Does each numbered ...") get one such digit per numbered
 distractor (a JSON array when the request asks for JSON).
@@ -198,6 +199,8 @@ class FaultServer:
             return self._answer(body, text[:-12], finish_reason="length")
         if behaviour == "refusal":
             text = REFUSAL
+        elif behaviour == "free_text":  # an endpoint that ignores response_format: the paper's numbered list
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))
         elif behaviour == "malformed_json":
             text = text[: len(text) // 2]
         return self._answer(body, text)

@@ -221,8 +221,9 @@ def test_unusable_answers_can_be_asked_again_and_every_run_is_paid_for(plan, sce
         bench = Scenario(server, ResponseStore(tmp_path / "store.sqlite"))
         own = scenario(bench)
         first, last = bench.runs[0], bench.runs[-1]
-        assert first["failed"] == [{"id": 0, "lang": "de", "reason": "0 valid distractors after 3 attempts",
-                                    "rejected": {"refusal": 3}}]
+        assert first["failed"] == [{"id": 0, "lang": "de", "rejected": {"refusal": 3},
+                                    "reason": "0 valid distractors after 3 attempts (3 refused: “I'm sorry, but I can't "
+                                              "help with creating …”)"}]
         assert last["texts"] == distractors_for(sentence("X"), "German")
         db = sqlite3.connect(tmp_path / "store.sqlite")
         figures = {key: last[key] for key in ("failed", "new_responses", "reasked_unusable", "cache_hits", "all_runs")} | own | {
@@ -232,6 +233,36 @@ def test_unusable_answers_can_be_asked_again_and_every_run_is_paid_for(plan, sce
         # nothing usable was ever superseded, and every stored answer knows whether it was usable
         assert db.execute("SELECT COUNT(*) FROM superseded WHERE usable != 0").fetchone()[0] == 0
         assert db.execute("SELECT COUNT(*) FROM responses WHERE usable IS NULL OR dataset IS NULL").fetchone()[0] == 0
+
+
+#: A generation job's script as far as its terminal goes: its log (clsd.core.logs), then a run (argv: store, log, base URL).
+REPLAY = """
+import sys
+from types import SimpleNamespace
+from clsd.core import logs
+from clsd.generate.store import ResponseStore
+from test_bad_endpoints import Scenario
+
+logs.to_file(sys.argv[2])
+Scenario(SimpleNamespace(base_url=sys.argv[3]), ResponseStore(sys.argv[1])).run()
+"""
+
+
+def test_a_run_failing_on_replayed_refusals_says_so_in_the_terminal(tmp_path):
+    log = tmp_path / "results/logs/generate_distractors/d/de.log"
+    with FaultServer(plans={"Stadtrat X ": ["refusal"] * 3}) as server:
+        Scenario(server, ResponseStore(tmp_path / "store.sqlite")).run()
+        job = subprocess.run([sys.executable, "-c", REPLAY, str(tmp_path / "store.sqlite"), str(log), server.base_url],
+                             cwd=ROOT / "tests", capture_output=True, text=True, timeout=120)
+        assert len(server.seen) == 4  # the rerun asked nothing: the refusals were replayed
+    assert job.returncode == 0, job.stderr[-3000:]
+    terminal = [line for line in job.stderr.splitlines() if line.startswith("WARNING generate_distractors/d/de: ")]
+    assert terminal[0] == ("WARNING generate_distractors/d/de: 1 of 2 items failed: 1 × 0 valid distractors after 3 attempts "
+                           "(3 refused: “I'm sorry, but I can't help with creating …”)")
+    assert "failed on answers replayed from the response store" in terminal[1]
+    assert "clsd-forget --store" in terminal[1] and "generation.reask_unusable: true" in terminal[1]
+    assert "generate de" not in job.stderr  # the progress bar stays in the log
+    assert terminal[1].split(": ", 1)[1] in log.read_text(encoding="utf-8")
 
 
 # ---- the job is killed or interrupted: signal → how fast it stops, what it paid --------------------
