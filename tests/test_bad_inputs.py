@@ -93,7 +93,9 @@ CONFIG_CASES = {
     "rule-based distractors for a language without word lists": (
         [("datasets.s.source", {"kind": "files", "files": {"cs": "a.cs", "en": "a.en"}}), ("datasets.s.languages", ["cs", "en"]),
          ("datasets.s.directions", ["cs-en"]), ("datasets.s.select", {"lang": "cs"}), ("datasets.s.distractors", {"kind": "rules"})],
-        "config key datasets.s.distractors.kind: the rule-based baseline has no word lists for cs (Czech); use llm or a published CSV",
+        "config key datasets.s.distractors.kind: the rule-based baseline has no word lists for cs (Czech); use llm or a published "
+        "CSV, or add them: write resources/rules/cs.yaml (cycles, antonyms, negation: schema workflow/schemas/rules.schema.yaml, "
+        f"e.g. resources/rules/de.yaml) and set `rules: cs.yaml` in the entry of cs in {ROOT / 'resources/languages.yaml'}",
     ),
     "a prompt template without {language}": (
         [LLM, ("generation.prompt", "{tmp}/no_language.txt")],
