@@ -82,8 +82,8 @@ def test_a_second_checkout_reads_its_own_registry_with_the_package_of_another(tm
     clone = checkout(tmp_path / "clone")
     registry = yaml.safe_load((clone / "resources/languages.yaml").read_text(encoding="utf-8")) | {"xh": XHOSA}
     (clone / "resources/languages.yaml").write_text(yaml.safe_dump(registry, allow_unicode=True), encoding="utf-8")
-    (tmp_path / "a.xh").write_text("Umzi wakhiwe ngonyaka ophelileyo ngabasebenzi abaninzi.\nAbantwana baya esikolweni ngentseni yonke imihla.\n",
-                                   encoding="utf-8")
+    (tmp_path / "a.xh").write_text("Umzi wakhiwe ngonyaka ophelileyo ngabasebenzi abaninzi.\n"
+                                   "Abantwana baya esikolweni ngentseni yonke imihla.\n", encoding="utf-8")
     (tmp_path / "a.en").write_text("The house was built last year by many workers.\nThe children go to school every morning.\n",
                                    encoding="utf-8")
     config = {"datasets": {"x": {"label": "X", "languages": ["xh", "en"], "directions": ["xh-en"],

