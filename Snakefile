@@ -5,7 +5,13 @@
 from snakemake.utils import min_version
 
 # clsd is imported one way everywhere: as an installed package (install.sh: pip install -e .; conda environments
-# install it from this checkout in envs/<env>.post-deploy.sh).
+# install it from this checkout in envs/<env>.post-deploy.sh). The workflow's data (resources/: the language registry,
+# word lists, prompts) is this checkout's, whichever checkout the package was installed from (one environment may
+# serve several): named here for clsd and every job (clsd.core.workflow).
+import clsd.core.workflow
+
+clsd.core.workflow.use(workflow.basedir)
+
 import clsd.config
 
 min_version("9.0")

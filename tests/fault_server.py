@@ -3,10 +3,12 @@
 Each request's behaviour comes from a per-sentence plan (a list consumed in order; "ok" once it runs out):
 ok, three (only three items), preamble (chatter around the list), wrong_language, reorder (the first item is
 the sentence with its words reordered), refusal (HTTP 200 with a refusal and no list), 429 (with
-Retry-After), 500, hang (answer after the client's timeout), malformed (invalid JSON), 400, 401, 401_echo
+Retry-After), 500, hang (answer after the client's timeout), malformed (invalid JSON), not_completion (JSON that is
+no chat completion), html (a web page), 400, 401, 401_echo
 (the refused API key in the message), length (cut at max_tokens), malformed_json (an answer that is half a JSON
 object). A request with `response_format` gets the JSON object of four strings instead of a numbered list (the
-plan's faults applied to it: three strings, numbered strings for preamble, a cut object). Judge
+plan's faults applied to it: three strings, numbered strings for preamble, a cut object; free_text: the numbered list
+of an endpoint that ignores response_format). Judge
 requests ("Do these two ... sentences have the same meaning?") are answered 1 when sentence B contains one of
 `equivalent`, else 0; per-item judge requests ("Does each numbered ...") get one such digit per numbered
 distractor (a JSON array when the request asks for JSON).
@@ -162,6 +164,10 @@ class FaultServer:
             await asyncio.sleep(self.hang_seconds)
         if behaviour == "malformed":
             return web.Response(text='{"id": "x", "choices": [', content_type="application/json")
+        if behaviour == "not_completion":  # JSON, but no chat completion (a proxy's own answer)
+            return web.json_response({"foo": 1})
+        if behaviour == "html":  # a web page where the API should be (a wrong base_url behind a web server)
+            return web.Response(text="<!doctype html><html><body>Welcome</body></html>", content_type="text/html")
         lines = distractors_for(sentence, language)
         if body.get("response_format"):
             return self._json_answer(body, behaviour, sentence, lines)
@@ -193,6 +199,8 @@ class FaultServer:
             return self._answer(body, text[:-12], finish_reason="length")
         if behaviour == "refusal":
             text = REFUSAL
+        elif behaviour == "free_text":  # an endpoint that ignores response_format: the paper's numbered list
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))
         elif behaviour == "malformed_json":
             text = text[: len(text) // 2]
         return self._answer(body, text)

@@ -48,6 +48,9 @@ def test_json_answers_are_four_strings_or_nothing():
     # not JSON at all: a refusal, counted as one
     parsed = parse_answer("I'm sorry, but I can't help with that.", ORIGINAL, "de", answer_format="json")
     assert parsed.no_list and parsed.rejected == [("I'm sorry, but I can't help with that.", "refusal")]
+    # a numbered list where JSON was asked for: the endpoint ignored response_format (free text), not a refusal
+    parsed = parse_answer("1. " + "\n2. ".join(FOUR), ORIGINAL, "de", answer_format="json")
+    assert parsed.no_list and [reason for _, reason in parsed.rejected] == ["free_text"]
     # a copy, a duplicate and an English sentence inside valid JSON are rejected one by one, like numbered lines
     parsed = parse_answer(json.dumps({"sentences": [ORIGINAL, FOUR[1], FOUR[1], "The council met today."]}), ORIGINAL, "de",
                           answer_format="json")
@@ -80,8 +83,9 @@ def test_malformed_cut_and_three_element_answers_are_stored_unusable_and_asked_a
         assert all(seen.sentence and seen.behaviour for seen in server.seen)
         assert len(server.seen) == 2 + 2 + 2 + 3 + 1 + 1  # each fault costs one more request, the refusal all three
     assert report["answer_format"] == "json" and report["generated_at_first_ask"] == 2  # P (numbered strings) and O
-    assert report["failed"] == [{"id": 3, "lang": "de", "reason": "0 valid distractors after 3 attempts",
-                                 "rejected": {"refusal": 3}}]
+    assert report["failed"] == [{"id": 3, "lang": "de", "rejected": {"refusal": 3},
+                                 "reason": "0 valid distractors after 3 attempts (3 refused: “I'm sorry, but I can't help "
+                                           "with creating …”)"}]
     assert report["rejects"] == {"malformed_json": 3, "refusal": 3}  # counted as what they are, never as short answers
     assert sorted(table["id"].unique().to_list()) == [0, 1, 2, 4, 5]
     assert table.filter(table["id"] == 4)["text"].to_list() == distractors_for(item("P"), "German")  # numbers removed
@@ -104,3 +108,17 @@ def test_an_endpoint_that_refuses_structured_outputs_is_told_how_to_do_without(t
         with pytest.raises(RequestRejected, match=r"HTTP 400: injected 400 \(generation\.answer_format: json sends "
                                                   r"response_format .* set answer_format: numbered"):
             generator.one(0, item("X"), "de")
+
+
+def test_an_endpoint_that_ignores_the_json_schema_is_named_after_the_first_few_answers(tmp_path):
+    items = [(i, item(letter)) for i, letter in enumerate("ABCDEFGH")]
+    with FaultServer(plans={f"Stadtrat {letter} ": ["free_text"] * 3 for letter in "ABCDEFGH"}) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        with pytest.raises(llm.FreeText) as raised:
+            llm.generate(items, "de", json_generator(server, store), {}, "llm:fault")
+    assert str(raised.value).startswith("fault: the endpoint answered free text, not the JSON schema: set "
+                                        "generation.answer_format: numbered (its first 3 answers to generation.answer_format: "
+                                        "json were numbered lists, e.g. “1. Der Stadtrat")
+    assert len(server.seen) <= 3 + 4  # the third free-text answer stops the job; at most the others in flight (4 at once)
+    db = sqlite3.connect(tmp_path / "store.sqlite")
+    assert db.execute("SELECT COUNT(*) FROM responses WHERE usable != 0").fetchone()[0] == 0

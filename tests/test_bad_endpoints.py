@@ -79,9 +79,20 @@ ERRORS = [
               requests=3),
     ErrorCase("429 every time", "server", "{url}: HTTP 429: slow down after 3 attempts (RateLimitError)", ("429",) * 3, requests=3),
     ErrorCase("no answer", "server", "{url}: no answer within 0.5 s after 3 attempts (APITimeoutError)", ("hang",) * 3, requests=3),
+    # a 200 that is no chat completion arrived (and may be billed): asked once more, then the job stops
     ErrorCase("not JSON", "server",
-              "{url}: unreadable response: Expecting value: line 1 column 25 (char 24) after 3 attempts (JSONDecodeError)",
-              ("malformed",) * 3, requests=3),
+              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: Expecting value: "
+              "line 1 column 25 (char 24); 2 such answers, not asked again (each may be billed); is generation.base_url "
+              "the API's base URL, e.g. https://api.openai.com/v1? (JSONDecodeError)", ("malformed",) * 3, requests=2),
+    ErrorCase("JSON that is no chat completion", "server",
+              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: no choices in the "
+              "response; 2 such answers, not asked again (each may be billed); is generation.base_url the API's base URL, "
+              "e.g. https://api.openai.com/v1? (MalformedResponse)", ("not_completion",) * 3, requests=2),
+    ErrorCase("an HTML page", "server",
+              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: text, not a chat "
+              "completion object: '<!doctype html><html><body>Welcome</body></html>'; 2 such answers, not asked again "
+              "(each may be billed); is generation.base_url the API's base URL, e.g. https://api.openai.com/v1? "
+              "(MalformedResponse)", ("html",) * 3, requests=2),
     ErrorCase("local server exited", "dead-local",
               "{url}: the local llama.cpp server exited with code -9; connection refused, not retried (APIConnectionError)"),
 ]
@@ -118,6 +129,15 @@ def test_a_failed_request_names_the_endpoint(case: ErrorCase, tmp_path):
             assert len(server.seen) == case.requests
     assert store.count() == 0
     assert seconds < 5  # the dead local server: no backoff against it (6 retries take ~40 s)
+
+
+def test_a_server_on_this_machine_needs_no_api_key(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLSD_TEST_UNSET_KEY", raising=False)
+    with FaultServer() as server:
+        config = job_config(tmp_path / "store.sqlite", server.base_url, api_key_env="CLSD_TEST_UNSET_KEY")
+        with open_endpoint(config, [], 1, os.devnull) as endpoint:
+            table, _ = llm.generate([(0, sentence("X"))], "de", generator(endpoint.client, endpoint.store, endpoint.id), {}, "llm:fault")
+    assert table.height == 4 and [seen.authorization for seen in server.seen] == ["Bearer local"]
 
 
 # ---- answers and resumes: endpoint behaviour → the report's figures ---------------------------------
@@ -201,8 +221,9 @@ def test_unusable_answers_can_be_asked_again_and_every_run_is_paid_for(plan, sce
         bench = Scenario(server, ResponseStore(tmp_path / "store.sqlite"))
         own = scenario(bench)
         first, last = bench.runs[0], bench.runs[-1]
-        assert first["failed"] == [{"id": 0, "lang": "de", "reason": "0 valid distractors after 3 attempts",
-                                    "rejected": {"refusal": 3}}]
+        assert first["failed"] == [{"id": 0, "lang": "de", "rejected": {"refusal": 3},
+                                    "reason": "0 valid distractors after 3 attempts (3 refused: “I'm sorry, but I can't "
+                                              "help with creating …”)"}]
         assert last["texts"] == distractors_for(sentence("X"), "German")
         db = sqlite3.connect(tmp_path / "store.sqlite")
         figures = {key: last[key] for key in ("failed", "new_responses", "reasked_unusable", "cache_hits", "all_runs")} | own | {
@@ -212,6 +233,36 @@ def test_unusable_answers_can_be_asked_again_and_every_run_is_paid_for(plan, sce
         # nothing usable was ever superseded, and every stored answer knows whether it was usable
         assert db.execute("SELECT COUNT(*) FROM superseded WHERE usable != 0").fetchone()[0] == 0
         assert db.execute("SELECT COUNT(*) FROM responses WHERE usable IS NULL OR dataset IS NULL").fetchone()[0] == 0
+
+
+#: A generation job's script as far as its terminal goes: its log (clsd.core.logs), then a run (argv: store, log, base URL).
+REPLAY = """
+import sys
+from types import SimpleNamespace
+from clsd.core import logs
+from clsd.generate.store import ResponseStore
+from test_bad_endpoints import Scenario
+
+logs.to_file(sys.argv[2])
+Scenario(SimpleNamespace(base_url=sys.argv[3]), ResponseStore(sys.argv[1])).run()
+"""
+
+
+def test_a_run_failing_on_replayed_refusals_says_so_in_the_terminal(tmp_path):
+    log = tmp_path / "results/logs/generate_distractors/d/de.log"
+    with FaultServer(plans={"Stadtrat X ": ["refusal"] * 3}) as server:
+        Scenario(server, ResponseStore(tmp_path / "store.sqlite")).run()
+        job = subprocess.run([sys.executable, "-c", REPLAY, str(tmp_path / "store.sqlite"), str(log), server.base_url],
+                             cwd=ROOT / "tests", capture_output=True, text=True, timeout=120)
+        assert len(server.seen) == 4  # the rerun asked nothing: the refusals were replayed
+    assert job.returncode == 0, job.stderr[-3000:]
+    terminal = [line for line in job.stderr.splitlines() if line.startswith("WARNING generate_distractors/d/de: ")]
+    assert terminal[0] == ("WARNING generate_distractors/d/de: 1 of 2 items failed: 1 × 0 valid distractors after 3 attempts "
+                           "(3 refused: “I'm sorry, but I can't help with creating …”)")
+    assert "failed on answers replayed from the response store" in terminal[1]
+    assert "clsd-forget --store" in terminal[1] and "generation.reask_unusable: true" in terminal[1]
+    assert "generate de" not in job.stderr  # the progress bar stays in the log
+    assert terminal[1].split(": ", 1)[1] in log.read_text(encoding="utf-8")
 
 
 # ---- the job is killed or interrupted: signal → how fast it stops, what it paid --------------------

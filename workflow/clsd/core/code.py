@@ -13,6 +13,8 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
+from clsd.core.workflow import PACKAGE_ROOT, project_file, root
+
 PACKAGE = "clsd"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -47,10 +49,11 @@ def module_file(name: str) -> Path | None:
 
 def data_files(module: Path) -> list[Path]:
     """The data files a module declares it reads (`DATA_FILES = ("resources/languages.yaml", ...)`, paths relative
-    to the project): their content is part of the code identity of every rule that reaches the module."""
+    to the project; resources/ are the workflow's, clsd.core.workflow): their content is part of the code identity of
+    every rule that reaches the module."""
     for node in ast.parse(module.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DATA_FILES" for t in node.targets):
-            return [PACKAGE_DIR.parents[1] / name for name in ast.literal_eval(node.value)]
+            return [project_file(name) for name in ast.literal_eval(node.value)]
     return []
 
 
@@ -78,7 +81,8 @@ def identity_name(file: Path, script: Path) -> str:
     data file by its path in the project (workflow/clsd/..., resources/...)."""
     if file == script.resolve():
         return "script/" + file.name
-    return file.relative_to(PACKAGE_DIR.parents[1]).as_posix()
+    base = PACKAGE_ROOT if file.is_relative_to(PACKAGE_ROOT) else root()
+    return file.relative_to(base).as_posix()
 
 
 @lru_cache(maxsize=None)

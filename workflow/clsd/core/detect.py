@@ -31,6 +31,14 @@ def detectable(lang: str) -> bool:
     return entry is not None and entry.lingua is not None
 
 
+@lru_cache(maxsize=1)
+def lingua_names() -> list[str]:
+    """The languages lingua detects, by the names the registry's `lingua` takes (GERMAN, XHOSA)."""
+    from lingua import Language
+
+    return sorted(language.name for language in Language.all())
+
+
 @lru_cache(maxsize=32)
 def _detector(languages: frozenset[str], low_accuracy: bool):  # -> lingua.LanguageDetector
     from lingua import Language, LanguageDetectorBuilder

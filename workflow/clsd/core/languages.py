@@ -1,9 +1,10 @@
 """The language registry: everything clsd knows about a language, read from resources/languages.yaml.
 
 Languages are data, not code: a new language is one entry in that file (checked against
-workflow/schemas/languages.schema.yaml). A language a config names but the registry lacks fails at start-up;
-a capability a language lacks (detector, word list, Hunspell dictionary, tagger, rule lexicon) is None here and
-each stage says so where its output would be.
+workflow/schemas/languages.schema.yaml). The file is the workflow's (clsd.core.workflow: the checkout Snakemake
+runs, not necessarily the one clsd is installed from), and every error about it names the file read. A language a
+config names but the registry lacks fails at start-up; a capability a language lacks (detector, word list, Hunspell
+dictionary, tagger, rule lexicon) is None here and each stage says so where its output would be.
 """
 
 from __future__ import annotations
@@ -16,12 +17,16 @@ import jsonschema
 import yaml
 
 from clsd.core.errors import InputError
+from clsd.core.workflow import project_file
 
-ROOT = Path(__file__).resolve().parents[3]
 #: Data files this module reads: part of the code identity of every rule that uses it (clsd.core.code), so editing a
 #: language's entry reruns what it changes.
 DATA_FILES = ("resources/languages.yaml", "workflow/schemas/languages.schema.yaml")
-REGISTRY, SCHEMA = (ROOT / name for name in DATA_FILES)
+
+
+def registry_file() -> Path:
+    """The registry read: the workflow's resources/languages.yaml."""
+    return project_file(DATA_FILES[0])
 
 
 @dataclass(frozen=True)
@@ -112,15 +117,23 @@ class Language:
     validation: Validation = Validation()
 
 
-@lru_cache(maxsize=1)
 def registry() -> dict[str, Language]:
-    """Every language of the registry by ISO 639-1 code (validated against its schema once per process)."""
-    data = yaml.safe_load(REGISTRY.read_text(encoding="utf-8"))
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    """Every language of the workflow's registry by ISO 639-1 code."""
+    return read_registry(registry_file())
+
+
+@lru_cache(maxsize=4)
+def read_registry(path: Path) -> dict[str, Language]:
+    """Every language of the registry file `path` (validated against its schema once per process)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"the language registry cannot be read ({exc})", path=path) from None
+    schema = yaml.safe_load(project_file(DATA_FILES[1]).read_text(encoding="utf-8"))
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise InputError(f"{where}: {error.message}", path=REGISTRY)
+        raise InputError(f"{where}: {error.message}", path=path)
     return {
         iso: Language(
             iso=iso, name=entry["name"], code=entry["code"], lingua=entry["lingua"], wordfreq=entry["wordfreq"],
@@ -142,7 +155,7 @@ def language(iso: str, where: str = "language") -> Language:
     known = registry()
     if iso not in known:
         raise InputError(f"{where}: unknown language {iso!r}; clsd knows {', '.join(sorted(known))} "
-                         f"(add it to {REGISTRY.relative_to(ROOT)})")
+                         f"(read from {registry_file()}: add it there)")
     return known[iso]
 
 

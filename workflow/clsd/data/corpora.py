@@ -67,11 +67,17 @@ def decode_utf8(data: bytes, path: str | Path) -> str:
 
 
 def read_segments(path: str | Path) -> list[str]:
-    """Lines of a line-aligned corpus file (one segment a line, final newline optional)."""
+    """Lines of a line-aligned corpus file (one segment a line, final newline optional). Line ends are LF or CRLF, or
+    CR alone (old Mac files, read as such and logged); a file without any line is an error."""
     path = Path(path)
     if not path.is_file():
         raise InputError("corpus file not found", path=path)
     text = decode_utf8(path.read_bytes(), path)
+    if "\r" in text and "\n" not in text:
+        log.info("%s: CR line ends (no LF): one segment per CR", path)
+        text = text.replace("\r", "\n")
+    if not text.strip():
+        raise InputError("empty file: no lines to align", path=path)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -204,6 +210,22 @@ def published_columns(languages: list[str]) -> list[str]:
     return names + [column for lang in languages for column in slot_columns(lang)[1:]]
 
 
+#: Separators a CSV saved by a spreadsheet in another locale may use, by name.
+SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+
+
+def check_separator(header: list[str], path: str | Path) -> None:
+    """A header read as one field that holds another separator: the file is not comma-separated (a spreadsheet in
+    a locale whose decimal mark is the comma saves CSV with semicolons)."""
+    if len(header) != 1:
+        return
+    found = [sep for sep in SEPARATORS if sep in header[0]]
+    if found:
+        sep = max(found, key=header[0].count)
+        raise InputError(f"the header is one field: the file is separated by {SEPARATORS[sep]} ({sep!r}), not commas; save it "
+                         f"as comma-separated CSV (header: {header[0][:60]!r})", path=path, line=1)
+
+
 def csv_records(text: str, path: str | Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and (line, fields) records of a CSV text, `line` the record's first line; blank lines (every field
     empty) are skipped and logged. A record whose quoted field runs across lines (an unbalanced quote swallows the
@@ -226,6 +248,7 @@ def csv_records(text: str, path: str | Path) -> tuple[list[str], list[tuple[int,
                                  "not closed where its sentence ends", path=path, line=start, field=name)
             if header is None:
                 header = fields
+                check_separator(header, path)
             elif len(fields) != len(header):
                 raise InputError(f"{len(fields)} fields where the header has {len(header)}", path=path, line=start)
             else:
@@ -234,6 +257,8 @@ def csv_records(text: str, path: str | Path) -> tuple[list[str], list[tuple[int,
         raise InputError(f"not a readable CSV ({exc})", path=path, line=reader.line_num) from exc
     if header is None:
         raise InputError("empty CSV file", path=path)
+    if not records:
+        raise InputError(f"header and no data rows (the header: {', '.join(header)})", path=path)
     if blank:
         shown = ", ".join(map(str, blank[:10])) + (", ..." if len(blank) > 10 else "")
         log.info("%s: %d blank line(s) skipped (line %s)", path, len(blank), shown)

@@ -4,7 +4,8 @@ A batch is one uploaded JSONL file of requests (`custom_id` is the request key, 
 stored request it answers), created with `completion_window: 24h` and polled every `generation.batch_poll_s`
 until it is completed, failed, expired or cancelled. Every output line is written to the response store as it is
 read, as the same Response rows a synchronous request writes, so the store's guarantees hold: nothing paid is
-lost, a rerun sends nothing it has an answer for.
+lost, a rerun sends nothing it has an answer for. An endpoint without the Files and Batch API (a vLLM or llama.cpp
+server, a proxy) rejects the upload: the error names generation.batch and what the endpoint answered.
 
 Resume: a batch is recorded in the store (its id, input file and requests) as soon as it is created, before it is
 polled. A job killed while it waits finds this job's unfinished batches there and polls them again: the same
@@ -26,7 +27,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from clsd.generate.client import ChatClient, Completion, EndpointError, Interrupted
+from clsd.generate.client import ChatClient, Completion, EndpointError, Interrupted, RequestRejected
 from clsd.generate.store import ResponseStore, StoredBatch
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,14 @@ class Batches:
         """Upload the requests, create their batch and record it in the store before anything waits for it."""
         client = self.client
         data = jsonl([request_line(request, self.model) for request in requests.values()])
-        uploaded = client.api(client.client.files.create, file=("requests.jsonl", data, "application/jsonl"), purpose="batch")
+        try:
+            uploaded = client.api(client.client.files.create, file=("requests.jsonl", data, "application/jsonl"), purpose="batch")
+        except RequestRejected as exc:
+            raise RequestRejected(f"{client.url}: generation.batch: true needs OpenAI's Files and Batch API, and the endpoint "
+                                  f"answered the upload of the requests (files.create) with {exc.answer}; set "
+                                  "generation.batch: false to ask it request by request (a vLLM server: write the requests "
+                                  "with rule generation_requests, run them with vLLM's run_batch and read its output with "
+                                  "generation.batch_output)", exc.answer) from None
         batch = client.api(client.client.batches.create, input_file_id=uploaded.id, endpoint=URL, completion_window=WINDOW,
                            metadata={"dataset": str(self.dataset), "lang": str(self.lang)})
         stored = StoredBatch(batch.id, self.endpoint, self.model, self.dataset, self.lang, uploaded.id,

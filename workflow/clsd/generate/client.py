@@ -1,7 +1,9 @@
 """Chat completions through the `openai` package against any OpenAI-compatible endpoint.
 
-Transport faults are retried with tenacity: 429, 5xx, timeouts, connection errors and unreadable
-responses, with exponential backoff and jitter, honouring `Retry-After`. 400/401/403/404 are not retried:
+Transport faults are retried with tenacity: 429, 5xx, timeouts and connection errors, with exponential backoff
+and jitter, honouring `Retry-After`. An HTTP 200 that is no chat completion (not JSON, an HTML page, JSON without
+choices) arrived, so it may be billed: it is asked once more (a proxy's hiccup), and the second such answer of the
+job stops it ("the endpoint does not answer chat completions"). 400/401/403/404 are not retried:
 they raise `RequestRejected` with the server's message. Requests start no faster than the configured
 requests-per-minute. Every error that leaves the client names the endpoint URL (never the API key).
 
@@ -18,7 +20,9 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
+from ipaddress import ip_address
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 import openai
 from tenacity import (
@@ -37,19 +41,39 @@ log = logging.getLogger(__name__)
 MIN_SECRET = 8  # shorter API keys (the local server's placeholder "local") are not secrets, and too common to redact
 
 
+#: Answers of one job that are no chat completion before it stops: the first may be a proxy's hiccup, the second is not.
+MAX_NOT_COMPLETIONS = 2
+
+
 class MalformedResponse(RuntimeError):
-    """A 200 answer without a usable completion (no choices): retried like a transport fault."""
+    """A 200 answer without a usable completion (no choices, or not a completion object at all)."""
 
 
-RETRYABLE = (
+#: A 200 answer that is no chat completion: it arrived (and may be billed), so it is not a transport fault.
+NOT_A_COMPLETION = (
     MalformedResponse,
     json.JSONDecodeError,  # a 200 whose body is not JSON: the openai client does not wrap it
+    openai.APIResponseValidationError,  # a 200 that is not JSON at all (an HTML page)
+)
+RETRYABLE = (
+    *NOT_A_COMPLETION,
     openai.RateLimitError,
     openai.InternalServerError,
     openai.APITimeoutError,
     openai.APIConnectionError,
-    openai.APIResponseValidationError,
 )
+
+
+def on_this_machine(url: str) -> bool:
+    """Whether `url` names a server on this machine (localhost or a loopback address): a local server, which
+    needs no API key, and is no hosted service (no Batch API)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class EndpointError(RuntimeError):
@@ -58,7 +82,12 @@ class EndpointError(RuntimeError):
 
 
 class RequestRejected(EndpointError):
-    """The endpoint refused the request for a reason retrying cannot fix (bad request, auth, unknown model)."""
+    """The endpoint refused the request for a reason retrying cannot fix (bad request, auth, unknown model);
+    `answer` is what it answered (`HTTP 404: Not Found`)."""
+
+    def __init__(self, message: str, answer: str = "") -> None:
+        super().__init__(message)
+        self.answer = answer
 
 
 class Interrupted(EndpointError):
@@ -174,7 +203,7 @@ class ChatClient:
     ) -> None:
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
         self.url = str(self.client.base_url).rstrip("/")
-        self.loopback = self.client.base_url.host in ("127.0.0.1", "localhost", "::1", "[::1]")
+        self.loopback = on_this_machine(self.url)
         self._secret = api_key if len(api_key) >= MIN_SECRET else None
         self.timeout = timeout
         self.retries = retries
@@ -184,6 +213,7 @@ class ChatClient:
         self.stopping = threading.Event()
         self.requests = 0
         self.retried = 0
+        self.not_completions = 0  # 200 answers that were no chat completion
         self._lock = threading.Lock()
 
     def stop(self) -> None:
@@ -203,6 +233,10 @@ class ChatClient:
         return self.loopback and isinstance(exc, openai.APIConnectionError) and describe(exc, self.timeout) == "connection refused"
 
     def _retryable(self, exc: BaseException) -> bool:
+        if isinstance(exc, NOT_A_COMPLETION):
+            self._count("not_completions")
+            if self.not_completions >= MAX_NOT_COMPLETIONS:
+                return False
         return is_retryable(exc) and not self.stopping.is_set() and self.exited() is None and not self._refused_locally(exc)
 
     def _log_retry(self, state: RetryCallState) -> None:
@@ -254,14 +288,18 @@ class ChatClient:
             return Interrupted(f"{self.url}: interrupted ({name})")
         if code is not None:
             return EndpointError(f"{self.url}: the local llama.cpp server exited with code {code}; {what}, not retried ({name})")
+        if isinstance(exc, NOT_A_COMPLETION):
+            return EndpointError(f"{self.url}: the endpoint does not answer chat completions: HTTP 200 with {what}; "
+                                 f"{self.not_completions} such answers, not asked again (each may be billed); is "
+                                 f"generation.base_url the API's base URL, e.g. https://api.openai.com/v1? ({name})")
         if self._refused_locally(exc):
             return EndpointError(f"{self.url}: connection refused, not retried: nothing listens on this port of this machine "
                                  f"(is the server running?) ({name})")
         if isinstance(exc, openai.APIStatusError) and not is_retryable(exc):
             hint = (" (generation.answer_format: json sends response_format with a JSON schema; set answer_format: "
                     "numbered for an endpoint or model without structured outputs)") if structured and exc.status_code == 400 else ""
-            return RequestRejected(f"{self.url}: the endpoint rejected the request with "
-                                   f"HTTP {exc.status_code}: {self._redact(server_message(exc))}{hint}")
+            answer = f"HTTP {exc.status_code}: {self._redact(server_message(exc))}"
+            return RequestRejected(f"{self.url}: the endpoint rejected the request with {answer}{hint}", answer)
         return EndpointError(f"{self.url}: {what} after {attempts} {'attempt' if attempts == 1 else 'attempts'} ({name})")
 
     def _once(self, model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
@@ -272,6 +310,8 @@ class ChatClient:
         start = time.perf_counter()
         response = self.client.chat.completions.create(model=model, messages=messages, **params)
         latency = time.perf_counter() - start
+        if isinstance(response, str):  # a body that is not JSON (an HTML page): the openai client returns its text
+            raise MalformedResponse(f"text, not a chat completion object: {' '.join(response.split())[:60]!r}")
         if not response.choices:
             raise MalformedResponse("no choices in the response")
         choice = response.choices[0]

@@ -9,7 +9,7 @@ same endpoint (`clsd.validate.judge.Judge.asking`).
 
 The endpoint id is part of every request key: the base URL of a remote endpoint, or `gguf:<sha256>` of the
 weights a local llama.cpp server loads. The API key is read from the environment named in the config, never
-logged or written.
+logged or written; a server on this machine (a base_url on 127.0.0.1 or localhost) needs none and gets a placeholder.
 """
 
 from __future__ import annotations
@@ -25,13 +25,16 @@ from typing import Any, Callable
 
 from clsd.config import local_gguf, response_store
 from clsd.core.io import sha256_file
-from clsd.generate.client import ChatClient, Interrupted
+from clsd.generate.client import ChatClient, Interrupted, on_this_machine
 from clsd.generate.llm import Generator, Validator
 from clsd.generate.server import LlamaServer, auto_slots, server_program, sigterm_as_interrupt
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
 
 log = logging.getLogger(__name__)
+#: The API key sent to a server on this machine when none is set: local servers (llama.cpp, vLLM) need none, but the
+#: OpenAI client sends one.
+LOCAL_KEY = "local"
 
 
 def endpoint_id(generation: Mapping[str, Any], manifests: Sequence[str], gguf: str | Path | None) -> str:
@@ -61,13 +64,13 @@ def connector(generation: Mapping[str, Any], gguf: str | Path | None, threads: i
             options = {"program": [str(server_program(program))]} if program else {}
             local = server(gguf, n_ctx=generation["local"]["n_ctx"], threads=threads, slots=local_slots(generation, threads),
                            log_path=log_path, speculative=generation["local"]["speculative"], **options)
-            base_url, api_key, exited = stack.enter_context(local), "local", local.exit_code
+            base_url, api_key, exited = stack.enter_context(local), LOCAL_KEY, local.exit_code
             if started is not None:
                 started.append(local)
         else:
             base_url = generation["base_url"]
-            api_key = os.environ.get(generation["api_key_env"])
-            if not api_key:
+            api_key = os.environ.get(generation["api_key_env"]) or (LOCAL_KEY if on_this_machine(base_url) else None)
+            if not api_key:  # checked at start-up too (clsd.config.check_api_key)
                 raise RuntimeError(f"set the API key in the environment variable {generation['api_key_env']} (generation.api_key_env)")
         return ChatClient(base_url=base_url, api_key=api_key, timeout=generation["timeout"], retries=generation["retries"],
                           requests_per_minute=generation["requests_per_minute"], exited=exited)

@@ -38,14 +38,20 @@ from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.generate.batch import Batches, Request
-from clsd.generate.client import ChatClient, Completion, Interrupted
-from clsd.generate.parse import WHOLE_ANSWER, parse_answer
+from clsd.generate.client import ChatClient, Completion, EndpointError, Interrupted
+from clsd.generate.parse import WHOLE_ANSWER, Parsed, first_words, parse_answer
 from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key
 
 log = logging.getLogger(__name__)
 SIGNAL_POLL_S = 0.2  # the longest the main thread waits for workers before it looks for Ctrl-C or SIGTERM
 GENERATION, VALIDATION = "generation", "validation"  # where a rejected sentence was caught (Outcome.rejected)
+#: Free-text answers (and no JSON one) after which a job asking for the JSON schema stops: the endpoint ignores it.
+FREE_TEXT_LIMIT = 3
+
+
+class FreeText(EndpointError):
+    """The endpoint answers numbered free text where the JSON schema was asked for (it ignores `response_format`)."""
 
 
 class Validator(Protocol):
@@ -77,6 +83,7 @@ class Outcome:
     unused: int = 0  # valid sentences written after the item had its four (not kept, but valid)
     attempts: int = 0
     replayed: bool = True  # every answer came from the store (asked in an earlier run)
+    refusal: str | None = None  # the first words of its first refusal
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,8 @@ class Generator:
         self._in_flight_lock = threading.Lock()
         self._asked: set[str] = set()  # keys answered by the endpoint during this run
         self._stopping = threading.Event()
+        self._formats: Counter = Counter()  # answers to the JSON schema by what they were: free_text, or json
+        self._formats_lock = threading.Lock()
         self.tally = Tally()
 
     @property
@@ -267,6 +276,8 @@ class Generator:
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
+            if self._stopping.is_set():  # interrupted while it was asked: stored, but neither checked nor asked again
+                raise Interrupted("interrupted: the answer is stored, nothing more is asked")
             outcome.replayed = outcome.replayed and response.key not in self._asked
             truncated = response.finish_reason == "length"
             parsed = parse(response.text, truncated)
@@ -277,6 +288,10 @@ class Generator:
                             self.settings.max_tokens, lost)
             outcome.rejects.update(reason for _, reason in parsed.rejected)
             outcome.rejected += [(text, reason, GENERATION) for text, reason in parsed.rejected if reason not in WHOLE_ANSWER]
+            if outcome.refusal is None and any(reason == "refusal" for _, reason in parsed.rejected):
+                outcome.refusal = first_words(response.text)
+            if self.settings.answer_format == "json":
+                self._check_format(parsed, response.text)
             if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list and self.settings.answer_format == "numbered":
                 outcome.rejects["short_answer"] += 1  # the list held fewer than four (a JSON answer always holds four)
             new: list[str] = []
@@ -301,7 +316,23 @@ class Generator:
             if len(outcome.distractors) == N_DISTRACTORS:
                 return outcome
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"
+        if outcome.refusal is not None:
+            outcome.failure += f" ({outcome.rejects['refusal']} refused: “{outcome.refusal}”)"
         return outcome
+
+    def _check_format(self, parsed: Parsed, text: str) -> None:
+        """Stop the job once FREE_TEXT_LIMIT answers to the JSON schema came back as numbered free text and none as
+        JSON: the endpoint ignores `response_format`, and every further answer would be unusable too."""
+        reasons = {reason for _, reason in parsed.rejected}
+        if "refusal" in reasons:
+            return
+        with self._formats_lock:
+            self._formats["free_text" if "free_text" in reasons else "json"] += 1
+            ignored = self._formats["free_text"] >= FREE_TEXT_LIMIT and not self._formats["json"]
+        if ignored:
+            raise FreeText(f"{self.settings.endpoint}: the endpoint answered free text, not the JSON schema: set "
+                           f"generation.answer_format: numbered (its first {FREE_TEXT_LIMIT} answers to generation."
+                           f"answer_format: json were numbered lists, e.g. “{first_words(text)}”)")
 
     def run(self, items: list[tuple[int, str]], lang: str) -> list[Outcome]:
         """All items of one language, in input order. The first error (or Ctrl-C) stops everything at once:
@@ -520,7 +551,11 @@ def generate(items: list[tuple[int, str]], lang: str, generator: Generator, pric
     finish_run(generator, "done", judge)
     result = report(outcomes, generator, time.perf_counter() - start, prices, judge)
     for failure in result["failed"]:
-        log.warning("item %s (%s) failed: %s (rejected: %s)", failure["id"], failure["lang"], failure["reason"], failure["rejected"])
+        log.info("item %s (%s) failed: %s (rejected: %s)", failure["id"], failure["lang"], failure["reason"], failure["rejected"])
+    if result["failed"]:
+        reasons = Counter(failure["reason"] for failure in result["failed"])
+        log.warning("%d of %d items failed: %s", len(result["failed"]), len(outcomes),
+                    "; ".join(f"{n} × {reason}" for reason, n in reasons.most_common()))
     result["sentences"] = written_counts(outcomes)
     result["rejected"] = rejected_rows(outcomes)
     replayed = [o.id for o in outcomes if o.failure is not None and o.replayed]

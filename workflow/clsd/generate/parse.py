@@ -5,7 +5,8 @@ Small models add preambles ("Here are four sentences:"), trailing remarks, markd
 numbering, blank lines, copies of the original, duplicates and sentences in the wrong language. Every
 candidate is kept or rejected with a reason, so nothing is dropped silently. An answer without any list (a
 refusal, chatter) is rejected whole as `refusal`; a JSON answer that is not an object with exactly four strings
-(cut at max_tokens, malformed) as `malformed_json`: the answer is unusable and asked again.
+(cut at max_tokens, malformed) as `malformed_json`; a numbered list in free text where the JSON schema was asked for
+(an endpoint that ignores `response_format`) as `free_text`: the answer is unusable and asked again.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from clsd.core.detect import other_language
 from clsd.core.text import normalise
 from clsd.generate.settings import N_SENTENCES
 
-WHOLE_ANSWER = ("refusal", "malformed_json")  # reasons that reject an answer whole, not one of its sentences
+WHOLE_ANSWER = ("refusal", "free_text", "malformed_json")  # reasons that reject an answer whole, not one of its sentences
+#: Words of an unusable answer quoted where it is reported (a refusal's first words say what it was).
+QUOTED_WORDS = 8
 NUMBERED = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?\(?(\d{1,2})\s*[.):\]]\s*(?:\*\*)?\s*(.*\S)\s*$")
 QUOTES = "\"'“”„«»‚‘’ "
 
@@ -35,6 +38,12 @@ class Parsed:
         """The answer held no list of sentences at all and was rejected whole: a refusal or chatter, or JSON that
         is not four strings."""
         return any(reason in WHOLE_ANSWER for _, reason in self.rejected)
+
+
+def first_words(text: str, n: int = QUOTED_WORDS) -> str:
+    """The first `n` words of an answer on one line, `…` when there are more (to quote a refusal)."""
+    words = text.split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
 
 
 def cleaned(text: str) -> str:
@@ -75,7 +84,8 @@ def parse_answer(answer: str, original: str, lang: str, truncated: bool = False,
     if answer_format == "json":
         lines = json_sentences(answer)
         if lines is None:
-            result.rejected.append((answer, "malformed_json" if answer.lstrip().startswith("{") else "refusal"))
+            reason = "malformed_json" if answer.lstrip().startswith("{") else "free_text" if numbered_lines(answer) else "refusal"
+            result.rejected.append((answer, reason))
             return result
         truncated = False  # four complete strings: a closed JSON object was not cut
     else:

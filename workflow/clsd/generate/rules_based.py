@@ -4,6 +4,9 @@ The paper asks whether "simpler methods might suffice"; this generator answers w
 schema as the LLM. Edits, in order: change the first number, swap a word along a cycle (weekday, month,
 place, country, number word, actor), replace a word by its antonym, insert a negation after the first
 auxiliary/finite verb. The first four distinct results are kept; items with fewer fail with a reason.
+
+The word lists of a language are data (resources/rules/<file>.yaml, schema workflow/schemas/rules.schema.yaml):
+a file that does not match the schema is an error naming the file and the key.
 """
 
 from __future__ import annotations
@@ -12,10 +15,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
 import polars as pl
 import yaml
 
+from clsd.core.errors import InputError
 from clsd.core.items import N_DISTRACTORS
+from clsd.core.workflow import project_file
+
+#: The schema of the word lists: part of the code identity of the rules that read them (clsd.core.code).
+DATA_FILES = ("workflow/schemas/rules.schema.yaml",)
 
 NUMBER = re.compile(r"\d+")
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -34,7 +43,8 @@ class Lexicon:
 
     @classmethod
     def load(cls, path: str | Path) -> "Lexicon":
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        """The word lists of `path`, checked against the schema (InputError naming the file and the key)."""
+        data = read_word_lists(path)
         antonyms = dict(data["antonyms"])
         antonyms |= {b: a for a, b in data["antonyms"].items() if b not in antonyms}
         negation = data["negation"]
@@ -45,6 +55,20 @@ class Lexicon:
         """The negated form of a finite verb in this language (the word lists say how)."""
         form = self.elided if self.elided and verb[:1].lower() in self.elide_before else self.negated
         return form.format(verb=verb)
+
+
+def read_word_lists(path: str | Path) -> dict:
+    """The word lists of `path` as YAML data, valid against workflow/schemas/rules.schema.yaml."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"the rule-based word lists cannot be read ({exc})", path=path) from None
+    schema = yaml.safe_load(project_file(DATA_FILES[0]).read_text(encoding="utf-8"))
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        key = ".".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise InputError(f"key {key}: {error.message} (schema: workflow/schemas/rules.schema.yaml)", path=path)
+    return data
 
 
 def replace_word(sentence: str, old: str, new: str) -> str:

@@ -17,6 +17,7 @@ from clsd.core import intervals, render
 from clsd.core.items import direction_label
 from clsd.data import candidates
 from clsd.score.precision import precision_at_1
+from clsd.validate.verdicts import DUPLICATE
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,25 @@ def not_scored_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
             notes.append(f"{label}: all {items} items not scored ({candidates.dropped_detail(dropped)}), so its columns show –.")
         elif dropped:
             notes.append(f"{label}: {len(dropped)} of {items} items not scored ({candidates.dropped_detail(dropped)}).")
+    return notes
+
+
+def duplicate_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """One footnote per dataset whose published distractors repeat another of their item, as validation flagged them
+    (a flagged set keeps them, validation.apply_to_published removes them): like a copy of the target, which leaves
+    its item out, such an item is not what it seems, but it is scored, against fewer than four different distractors.
+
+    `datasets` holds (dataset label, provenance of its direct candidate table: the validated sets' `validation`)."""
+    notes = []
+    for label, meta in datasets:
+        counts = {origin.get("lang"): origin["validation"].get("reasons", {}).get(DUPLICATE, 0)
+                  for origin in meta.get("distractors", []) if (origin.get("validation") or {}).get("action") == "flagged"}
+        counts = {lang: n for lang, n in counts.items() if n}
+        if counts:
+            detail = ", ".join(f"{n} {lang}" for lang, n in counts.items())
+            notes.append(f"{label}: {sum(counts.values())} published distractor(s) repeat another of their item ({detail}; "
+                         "flagged in the validation table), scored as published: their items have fewer than four "
+                         "different distractors.")
     return notes
 
 

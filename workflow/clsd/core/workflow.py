@@ -1,0 +1,37 @@
+"""Where the workflow being run lies: the checkout whose Snakefile Snakemake runs owns resources/ (the language
+registry, the rule-based word lists, the prompts, the hand-made validation sets); the package's own files (its
+modules, the schemas its code reads) lie beside the package.
+
+One environment may serve several checkouts (a cluster's shared environment, an editable install of another clone),
+so the package's folder need not be the workflow's. The Snakefile names its own folder (workflow.basedir) in
+CLSD_WORKFLOW before it reads anything, for itself and every job it starts (jobs inherit its environment; a cluster
+job parses the Snakefile again). Outside Snakemake (tests, clsd-forget, the benchmarks) the checkout clsd is
+installed from is the workflow.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The environment variable naming the workflow's folder (set by the Snakefile).
+ENV = "CLSD_WORKFLOW"
+#: The checkout the package is installed from (its modules, the schemas).
+PACKAGE_ROOT = Path(__file__).resolve().parents[3]
+
+
+def root() -> Path:
+    """The folder of the workflow being run: $CLSD_WORKFLOW, else the package's checkout."""
+    given = os.environ.get(ENV)
+    return Path(given).resolve() if given else PACKAGE_ROOT
+
+
+def use(folder: str | Path) -> None:
+    """Make `folder` the workflow's, for this process and every process it starts (the Snakefile names its own)."""
+    os.environ[ENV] = str(Path(folder).resolve())
+
+
+def project_file(relative: str) -> Path:
+    """A file of the project by its path in a checkout: resources/... from the workflow's, anything else (schemas,
+    a module's template) from the package's."""
+    return (root() if relative.startswith("resources/") else PACKAGE_ROOT) / relative
