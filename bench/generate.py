@@ -1,13 +1,21 @@
 """Benchmark: generation throughput against the test server (fixed 200 ms latency) at concurrency 1 vs 8,
 as a ratio to the ideal N × latency / concurrency (target >= 0.8), and the seconds from Ctrl-C (SIGINT to the
 job and its local server) or SIGTERM (to the job) to the job's exit with a stand-in local server
-(tests/gen_worker.py), and whether the server outlived the job. With --llama N, the real local default
-(Qwen2.5-Coder-1.5B Q4_K_M behind llama-server) on the first N German sample sentences per answer format and
-slot count (completion tokens/s of wall time, seconds per item, share of items with four valid distractors at
-the first ask), the CPU variant that ran, and the same interrupt figures with the real server.
+(tests/gen_worker.py), and whether the server outlived the job.
 
-Usage: python bench/generate.py [--n 200] [--llama 8] [--threads 2]
-Prints and writes bench/results/generate.json, with the CPU's instruction sets.
+With --llama N, the real local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server) on the first N sample
+sentences of each language, setting by setting on the same items in one run: each --settings entry names a prompt
+file, llama.cpp's own sampling (XTC or none) and a speculative decoding (see SAMPLING, SPECULATIVE); --format and
+--slots apply to all. The default compares today's shipped setting with the paper's prompt. Each setting starts its own
+server and store and runs the default run's loop (re-asked up to --attempts times, validated by the rules, closeness
+included), and reports the seconds of generation, seconds per item-language, completion tokens/s, drafted and
+accepted tokens, items with four valid distractors at the first ask, copies and duplicates, the share of every
+sentence written below validation.min_closeness and below the Levenshtein ratio 0.6, the same for the kept
+distractors, and the share valid of all written; then the interrupt figures with the real server.
+
+Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v1:xtc-0.5-0.1:simple-3-16]]
+Prints and writes bench/results/generate.json, with the CPU's instruction sets. Run it on an otherwise idle machine:
+llama.cpp falls to a few tokens/s when other processes compete for its cores.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,9 +73,6 @@ def fault_server_figures(n: int, latency: float) -> dict:
     return results
 
 
-LLAMA_CONFIGS = (("numbered", 1), ("json", 1), ("json", 2), ("json", 4), ("json", 8))
-
-
 def sample_sentences(n: int, lang: str = "de") -> list[tuple[int, str]]:
     """The first `n` sentences of the project's sample in `lang` (the default run's sentences)."""
     import polars as pl
@@ -75,46 +82,127 @@ def sample_sentences(n: int, lang: str = "de") -> list[tuple[int, str]]:
     return list(zip(table["Index"].to_list()[:n], table[column].to_list()[:n]))
 
 
-def llama_run(gguf: Path, items: list[tuple[int, str]], answer_format: str, slots: int, threads: int, store: Path) -> dict:
-    """One configuration on a fresh server and store: the paper's prompt at T = 1, one ask per item (so the share
-    generated is the share with four valid distractors at the first ask, by the validator's rules)."""
+#: Speculative settings by name (`--speculative`): generation.local.speculative values.
+SPECULATIVE = {"none": {"type": "none"}, "simple-3-16": {"type": "ngram-simple", "lookup": 3, "draft": 16},
+               "simple-3-8": {"type": "ngram-simple", "lookup": 3, "draft": 8},
+               "simple-2-8": {"type": "ngram-simple", "lookup": 2, "draft": 8},
+               "map-k-2-12": {"type": "ngram-map-k", "lookup": 2, "draft": 12}}
+
+
+#: llama.cpp's own sampling parameters by name (`--settings`): generation.local.sampling values.
+SAMPLING = {"none": {}, "xtc-0.5-0.1": {"xtc_probability": 0.5, "xtc_threshold": 0.1},
+            "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15}}
+#: Today's default (the paper's prompt, no drafting) against the shipped one: the README's comparison.
+DEFAULT_SETTINGS = "paper-v1:none:none,local-v1:xtc-0.5-0.1:none,local-v1:xtc-0.5-0.1:simple-3-16"
+
+
+@dataclass(frozen=True)
+class LlamaSetting:
+    """One configuration of the local LLM: prompt file (resources/prompts/<prompt>.txt), llama.cpp sampling,
+    speculative decoding, answer format and slots."""
+
+    prompt: str
+    sampling: str = "none"
+    speculative: str = "none"
+    answer_format: str = "json"
+    slots: int = 1
+
+    @classmethod
+    def parse(cls, spec: str, answer_format: str, slots: int) -> LlamaSetting:
+        """`prompt:sampling:speculative` (names of SAMPLING and SPECULATIVE), e.g. `local-v1:xtc-0.5-0.1:simple-3-16`."""
+        prompt, sampling, speculative = spec.split(":")
+        if sampling not in SAMPLING or speculative not in SPECULATIVE:
+            raise SystemExit(f"--settings {spec!r}: sampling one of {', '.join(SAMPLING)}, speculative one of {', '.join(SPECULATIVE)}")
+        return cls(prompt, sampling, speculative, answer_format, slots)
+
+    @property
+    def name(self) -> str:
+        return (f"{self.prompt}, sampling {self.sampling}, speculative {self.speculative}, {self.answer_format}, "
+                f"{self.slots} slot(s)")
+
+
+def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
+    """Of (lang, target, sentence) pairs: how many, the share below validation.min_closeness (clsd.validate.closeness)
+    and below the Levenshtein (character) ratio 0.6, and the median ratio."""
+    from rapidfuzz.distance import Indel
+
+    from clsd.validate.closeness import MIN_CLOSENESS, closeness
+
+    if not pairs:
+        return {"n": 0}
+    ratios = sorted(Indel.normalized_similarity(target, text) for _, target, text in pairs)
+    return {"n": len(pairs),
+            "below_min_closeness": round(sum(closeness(t, d, lang) < MIN_CLOSENESS for lang, t, d in pairs) / len(pairs), 3),
+            "below_ratio_0_6": round(sum(r < 0.6 for r in ratios) / len(pairs), 3),
+            "median_ratio": round(ratios[len(ratios) // 2], 3)}
+
+
+def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threads: int, attempts: int, store: Path) -> dict:
+    """One setting on a fresh server and store: the default run's first `n` sample sentences per language at T = 1,
+    re-asked up to `attempts` times as the default run does, validated by the validator's rules (closeness included)."""
     from clsd.generate.server import LlamaServer
     from clsd.validate.rules import Validator
 
-    settings = Settings(model="qwen", template=TEMPLATE, endpoint="gguf:bench", concurrency=slots, max_attempts=1,
-                        answer_format=answer_format)
-    server = LlamaServer(gguf, threads=threads, slots=slots)
+    template = (ROOT / "resources/prompts" / f"{setting.prompt}.txt").read_text(encoding="utf-8")
+    settings = Settings(model="qwen", template=template, endpoint="gguf:bench", concurrency=setting.slots,
+                        max_attempts=attempts, answer_format=setting.answer_format,
+                        extra=tuple(sorted(SAMPLING[setting.sampling].items())))
+    server = LlamaServer(gguf, threads=threads, slots=setting.slots, speculative=SPECULATIVE[setting.speculative])
+    started = time.perf_counter()
+    per_lang, kept, written = {}, [], []
     with server as base_url:
-        generator = llm.Generator(settings, ResponseStore(store), lambda: ChatClient(base_url=base_url, api_key="local", timeout=600,
-                                                                                     retries=0, requests_per_minute=None),
-                                  Validator("de"))
-        start = time.perf_counter()
-        _, report = llm.generate(items, "de", generator, {}, "bench")
-        seconds = time.perf_counter() - start
-    figures = {"answer_format": answer_format, "slots": slots, "threads": threads, "cpu_variant": server.variant,
-               "items": len(items), "requests": report["http_requests"], "seconds": round(seconds, 1),
-               "seconds_per_item": round(seconds / len(items), 2),
-               "completion_tokens": report["new_completion_tokens"],
-               "tokens_per_s": round(report["new_completion_tokens"] / seconds, 1),
-               "four_valid_at_first_ask": f"{report['generated']} of {len(items)}",
-               "share_four_valid_at_first_ask": round(report["generated"] / len(items), 2),
-               "rejects": report["rejects"]}
-    log.info("llama-server (%s), %s, %d slot(s), %d threads: %.1f completion tokens/s, %.1f s/item, four valid at first ask %s",
-             server.variant, answer_format, slots, threads, figures["tokens_per_s"], figures["seconds_per_item"],
-             figures["four_valid_at_first_ask"])
+        server_start = time.perf_counter() - started
+        for lang in langs:
+            items = sample_sentences(n, lang)
+            targets = dict(items)
+            generator = llm.Generator(settings, ResponseStore(store), lambda: ChatClient(base_url=base_url, api_key="local", timeout=600,
+                                                                                         retries=0, requests_per_minute=None),
+                                      Validator(lang))
+            start = time.perf_counter()
+            table, report = llm.generate(items, lang, generator, {}, "bench")
+            per_lang[lang] = report | {"seconds": time.perf_counter() - start}
+            kept += [(lang, targets[item], text) for item, text in zip(table["id"].to_list(), table["text"].to_list())]
+            written += [(lang, targets[row["id"]], row["text"]) for row in report["rejected"]]
+    written += kept
+    reports = per_lang.values()
+    total = lambda key: sum(r[key] for r in reports)  # noqa: E731
+    seconds = total("seconds")
+    rejects = sum((Counter(r["rejects"]) for r in reports), Counter())
+    item_langs = n * len(langs)
+    figures = {"setting": setting.name, "prompt": setting.prompt, "sampling": SAMPLING[setting.sampling],
+               "speculative": SPECULATIVE[setting.speculative],
+               "answer_format": setting.answer_format, "slots": setting.slots, "threads": threads,
+               "cpu_variant": server.variant, "server_start_seconds": round(server_start, 1), "item_languages": item_langs,
+               "requests": total("new_responses"), "seconds": round(seconds, 1),
+               "seconds_per_item_language": round(seconds / item_langs, 2),
+               "completion_tokens": total("new_completion_tokens"),
+               "tokens_per_s": round(total("new_completion_tokens") / seconds, 1),
+               "drafted_tokens": total("drafted_tokens"), "accepted_tokens": total("accepted_tokens"),
+               "four_valid_at_first_ask": total("generated_at_first_ask"), "four_valid": total("generated"),
+               "share_four_valid_at_first_ask": round(total("generated_at_first_ask") / item_langs, 2),
+               "copies": rejects["copy"], "duplicates": rejects["duplicate"], "rejects": dict(rejects),
+               "written": closeness_figures(written), "kept": closeness_figures(kept),
+               "share_valid_of_written": round(sum(r["sentences"]["valid"] for r in reports)
+                                               / max(1, sum(r["sentences"]["written"] for r in reports)), 3)}
+    log.info("%s: %.0f s for %d item-languages (%.1f s each, %d requests), %.1f completion tokens/s, %d of %d drafted "
+             "tokens accepted, four valid at first ask %d of %d, kept below ratio 0.6 %.0f%%, written below closeness "
+             "%.0f%%, copies %d, duplicates %d", setting.name, seconds, item_langs, figures["seconds_per_item_language"],
+             figures["requests"], figures["tokens_per_s"], figures["accepted_tokens"], figures["drafted_tokens"],
+             figures["four_valid_at_first_ask"], item_langs, 100 * figures["kept"].get("below_ratio_0_6", 0),
+             100 * figures["written"].get("below_min_closeness", 0), figures["copies"], figures["duplicates"])
     return figures
 
 
-def llama_figures(n: int, threads: int) -> dict:
-    """The local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server) per answer format and slot count."""
+def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetting], langs: list[str]) -> dict:
+    """The local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server), setting by setting on the same items."""
     gguf = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()
-    items = sample_sentences(n)
     build = json.loads((Path(sys.executable).parent / "llama-server").resolve().with_name("build.json").read_text())
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
-        for number, (answer_format, slots) in enumerate(LLAMA_CONFIGS):
-            runs.append(llama_run(gguf, items, answer_format, slots, threads, Path(tmp) / f"{number}.sqlite"))
-    return {"server": "llama-server", "build": {k: build[k] for k in ("source", "variants")}, "runs": runs}
+        for number, setting in enumerate(settings):
+            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, Path(tmp) / f"{number}.sqlite"))
+    return {"server": "llama-server", "build": {k: build[k] for k in ("source", "variants")}, "attempts": attempts,
+            "languages": langs, "items_per_language": n, "runs": runs}
 
 
 def stored(store: Path) -> int:
@@ -162,8 +250,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--llama", type=int, default=0, help="German sample sentences per configuration of the local LLM (0: skip)")
+    parser.add_argument("--llama", type=int, default=0,
+                        help="sample sentences per language for each setting of the local LLM (0: skip; 12: the default run's)")
+    parser.add_argument("--settings", default=DEFAULT_SETTINGS,
+                        help="comma-separated prompt:sampling:speculative settings (resources/prompts/<prompt>.txt; "
+                             f"sampling {', '.join(SAMPLING)}; speculative {', '.join(SPECULATIVE)})")
+    parser.add_argument("--format", default="json", help="answer format of every setting")
+    parser.add_argument("--slots", type=int, default=1, help="slots of every setting")
+    parser.add_argument("--langs", default="de,fr", help="languages of the sample to generate")
+    parser.add_argument("--attempts", type=int, default=3, help="asks per item at most (the default run's max_attempts)")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads of the local LLM")
+    parser.add_argument("--skip-test-server", action="store_true", help="only the local LLM's settings")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/generate.json")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
@@ -171,10 +268,14 @@ def main() -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
     from clsd.core.provenance import cpu_features
 
-    result = {"cpu": cpu_features(), "test_server": fault_server_figures(args.n, args.latency), "interrupt": interrupt_figures()}
+    result: dict = {"cpu": cpu_features()}
+    if not args.skip_test_server:
+        result |= {"test_server": fault_server_figures(args.n, args.latency), "interrupt": interrupt_figures()}
     if args.llama:
-        result["llama_cpp"] = llama_figures(args.llama, args.threads)
-        result["interrupt_llama_server"] = interrupt_figures(real=True)
+        settings = [LlamaSetting.parse(spec, args.format, args.slots) for spec in args.settings.split(",")]
+        result["llama_cpp"] = llama_figures(args.llama, args.threads, args.attempts, settings, args.langs.split(","))
+        if not args.skip_test_server:
+            result["interrupt_llama_server"] = interrupt_figures(real=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log.info("saved %s", args.out)

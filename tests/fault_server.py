@@ -73,6 +73,7 @@ class Seen:
     sentence: str
     behaviour: str
     authorization: str
+    body: dict[str, Any] = field(default_factory=dict)  # the request's JSON
 
 
 @dataclass
@@ -150,7 +151,7 @@ class FaultServer:
         with self._lock:
             plan = next((steps for fragment, steps in self.plans.items() if fragment in sentence), None)
             behaviour = plan.pop(0) if plan else "ok"
-            self.seen.append(Seen(time.monotonic(), sentence, behaviour, authorization))
+            self.seen.append(Seen(time.monotonic(), sentence, behaviour, authorization, body))
         if self.latency:
             await asyncio.sleep(self.latency)
         if behaviour == "429":

@@ -194,6 +194,14 @@ def test_stats_per_language():
     assert record["single_word_pairs"] == 2 and record["single_word_share"] == 0.5
 
 
+def test_stats_say_how_many_distractors_are_far_from_their_target():
+    table = candidates([(0, "de", 0, "Der Rat hat den Bau genehmigt."), (0, "de", 1, "Der Rat hat den Bau abgelehnt."),
+                        (0, "de", 2, "Im Zoo schlafen viele Tiere."), (0, "de", 3, "Der Senat hat den Bau gestoppt.")])
+    (record,) = distractor_stats.stats(table)
+    # the zoo sentence shares no word with its target (Jaccard 0, ratio below 0.6); the others keep most of it
+    assert record["levenshtein_below_0_6"] == pytest.approx(1 / 3) and record["target_jaccard_below_0_1"] == pytest.approx(1 / 3)
+
+
 def test_stats_pool_datasets_without_mixing_items():
     table = candidates([(0, "de", 0, "a b c"), (0, "de", 1, "a b x")])
     pooled = pl.concat([table.with_columns(pl.lit(d).alias("dataset")) for d in ("one", "two")])

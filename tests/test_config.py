@@ -203,8 +203,8 @@ def test_sha256_pins_are_validated_and_pivot_csv_takes_one():
 def test_validation_defaults_and_the_judge_prompt(tmp_path):
     config = cfg.validate(MINIMAL)
     prompt = config["validation"].pop("judge_prompt")
-    assert config["validation"] == {"rules": True, "judge": False, "judge_per": "item", "apply_to_published": False,
-                                    "examples": 3}
+    assert config["validation"] == {"rules": True, "min_closeness": 0.25, "judge": False, "judge_per": "item",
+                                    "apply_to_published": False, "examples": 3}
     # the shipped prompt, named relative to the working folder: a moved copy of a run names the same file
     assert not Path(prompt).is_absolute() and Path(prompt).resolve() == ROOT / "resources/prompts/judge-item-v1.txt"
     per_distractor = cfg.validate(with_change(["validation"], {"judge_per": "distractor"}))["validation"]["judge_prompt"]
@@ -245,4 +245,5 @@ def test_the_local_llm_needs_llama_server_before_any_job(tmp_path, monkeypatch):
     server.write_text("#!/bin/sh\n")
     llm["generation"]["local"]["server"] = str(server)
     assert cfg.validate(llm)["generation"]["local"] == {"recipe": "qwen2.5-coder-1.5b-instruct-q4_k_m", "gguf": None, "n_ctx": 2048,
-                                                        "slots": None, "server": str(server)}
+                                                        "slots": None, "server": str(server), "sampling": {},
+                                                        "speculative": {"type": "ngram-simple", "lookup": 3, "draft": 16}}

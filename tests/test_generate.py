@@ -20,7 +20,7 @@ from clsd.generate.client import ChatClient, Interrupted, RequestRejected
 from clsd.generate.endpoint import open_endpoint
 from clsd.generate.server import LlamaServer
 from clsd.generate.settings import Settings, generation_settings, request_settings
-from clsd.generate.store import ResponseStore
+from clsd.generate.store import ResponseStore, request_key
 from clsd.validate.judge import Judge, judge_request_settings, judge_settings
 from clsd.validate.rules import Validator
 from conftest import ROOT
@@ -159,7 +159,9 @@ def test_an_answer_cut_at_max_tokens_never_gives_its_last_sentence(tmp_path, cap
         table, report = llm.generate([(0, sentence)], "de", generator(server, store), {}, "llm:fault")
         assert len(server.seen) == 2
         assert table["text"].to_list() == distractors_for(sentence, "German")
-        assert report["rejects"] == {"truncated": 1, "short_answer": 1}
+        # the re-ask repeats the three sentences kept from the cut answer: repeats, counted as written
+        assert report["rejects"] == {"truncated": 1, "short_answer": 1, "duplicate": 3}
+        assert report["sentences"] == {"written": 8, "valid": 4, "kept": 4, "unused": 0, "share_valid": 0.5}
         assert "cut at max_tokens=512" in caplog.text
         assert parse.parse_answer("1. Eins zwei drei.\n2. Vier fünf se", sentence, "de", truncated=True).rejected == [
             ("Vier fünf se", "truncated")]
@@ -183,7 +185,8 @@ def test_judged_paraphrases_are_re_asked_and_verdicts_come_from_the_store(tmp_pa
         # attempt 0: four judged, "heute" equivalent; attempts 1 and 2 answer the same: only "heute" is judged
         # again (from the store), the three kept ones are duplicates
         assert len(judged) == 4 and len(server.seen) == 4 + 3
-        assert report["rejects"] == {"judged_equivalent": 3}
+        # each re-ask repeats the three distractors already kept: repeats, counted with everything written
+        assert report["rejects"] == {"judged_equivalent": 3, "duplicate": 6}
         assert report["failed"] == [{"id": 0, "lang": "de", "reason": "3 valid distractors after 3 attempts", "rejected": {"judged_equivalent": 3}}]
         assert report["judge"]["new_responses"] == 4 and report["judge"]["cache_hits"] == 2
         assert report["estimated_cost"] == pytest.approx((3 + 4) * 90 / 1000)  # generation and judge tokens
@@ -314,6 +317,38 @@ def test_request_settings_are_exactly_what_requests_depend_on(tmp_path):
     other_format = changed(answer_format="numbered" if base["answer_format"] == "json" else "json")
     assert judge_request_settings(other_format, "item") != judge_request_settings(base, "item")
     assert judge_request_settings(other_format, "distractor") == judge_request_settings(base, "distractor")
+
+
+def test_a_local_servers_own_sampling_is_sent_and_keyed_only_where_it_answers(tmp_path):
+    """generation.local.sampling (llama.cpp's XTC) goes into the JSON of every request to the local server and into
+    its key; a remote endpoint never gets it, and without it the requests (and the store's keys) are as before."""
+    remote = job_config(tmp_path / "store.sqlite", "https://api.example.org/v1")["generation"]
+    xtc = {"xtc_probability": 0.5, "xtc_threshold": 0.1}
+    local = {**remote, "base_url": None, "local": {**remote["local"], "sampling": xtc}}
+    assert generation_settings(local, TEMPLATE, "e").sampling()["extra_body"] == xtc
+    assert "extra_body" not in generation_settings({**remote, "local": local["local"]}, TEMPLATE, "e").sampling()
+    plain = {**local, "local": {**local["local"], "sampling": {}}}
+    assert "extra_body" not in generation_settings(plain, TEMPLATE, "e").sampling()
+    assert request_settings(local) != request_settings(plain)
+    sentence = item("X")
+    with FaultServer() as server:
+        settings = generation_settings({**local, "model": "fault"}, TEMPLATE, server.base_url, concurrency=1)
+        gen = llm.Generator(settings, ResponseStore(tmp_path / "store.sqlite"),
+                            lambda: ChatClient(base_url=server.base_url, api_key="local", timeout=3, retries=0,
+                                               requests_per_minute=None))
+        llm.generate([(0, sentence)], "de", gen, {}, "llm:fault")
+        assert server.seen[0].body["xtc_probability"] == 0.5 and server.seen[0].body["xtc_threshold"] == 0.1
+
+
+def test_the_paper_prompts_request_keys_are_those_of_the_stores_earlier_answers(tmp_path):
+    """A local server with the paper's prompt and no local sampling sends what it sent before speculative decoding,
+    XTC and the local prompt existed: the same key (computed by the code of commit e34e094), so stored answers replay."""
+    generation = job_config(tmp_path / "store.sqlite", None, gguf=tmp_path / "m.gguf")["generation"]
+    generation = {**generation, "model": "qwen2.5-coder-1.5b-instruct"}
+    settings = generation_settings(generation, TEMPLATE, "gguf:abc")
+    messages = llm.messages_for(TEMPLATE, "de", "Der Rat hat den Bau genehmigt.")
+    assert request_key("gguf:abc", settings.model, messages, settings.sampling(), 0) == (
+        "e8fcd706504acd58fe9d121c82cbbef358c3063dde2d42d0c4230eed36e83876")
 
 
 LATER_STAGES = ("validate", "translate", "embed", "score", "analysis", "report")

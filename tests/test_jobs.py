@@ -52,7 +52,7 @@ def test_local_files_are_inputs_and_urls_and_pins_are_params(config):
 def test_apply_to_published_is_a_param_of_published_sets_only(config):
     assert "apply_to_published" in validate.validation_params(config, "pub")
     generated = {**config, "datasets": {"gen": {**config["datasets"]["raw"], "distractors": {"kind": "rules"}}}}
-    assert set(validate.validation_params(generated, "gen")) == {"rules", "judge"}
+    assert set(validate.validation_params(generated, "gen")) == {"rules", "min_closeness", "judge"}
 
 
 def test_model_inputs_follow_the_model_s_source_and_backend(config):

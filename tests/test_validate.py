@@ -191,7 +191,8 @@ def test_generation_keeps_a_suspect_and_re_asks_a_certain_reorder(tmp_path):
     table, report = llm.generate([(0, sentence)], "de", generator, {}, "llm:scripted")
     assert client.requests == 2  # the fronted adverbial was re-asked, the role swap was not
     assert table["text"].to_list() == [*others, swap]
-    assert report["rejects"] == {"reorder": 1} and report["rejected"][0]["text"] == fronted
+    # the re-ask repeats the three distractors already kept (repeats, counted with everything written)
+    assert report["rejects"] == {"reorder": 1, "duplicate": 3} and report["rejected"][0]["text"] == fronted
 
 
 def test_the_lexicon_knows_inflections_and_rejects_misspellings():

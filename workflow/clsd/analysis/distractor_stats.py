@@ -18,6 +18,9 @@ from clsd.core.languages import language
 from clsd.core.text import normalise, word_runs
 from clsd.core.words import words
 
+#: A distractor is far from its target below this Levenshtein ratio (the lowest bin of Table 3 starts at 0.3 and ends
+#: here), and shares almost no word with it below this word Jaccard: the distractor set's closeness at a glance.
+FAR_RATIO, FEW_SHARED = 0.6, 0.1
 
 
 def vocabulary(text: str, lang: str) -> set[str]:
@@ -48,20 +51,22 @@ def target_copies(candidates: pl.DataFrame) -> pl.DataFrame:
 
 
 def stats(candidates: pl.DataFrame) -> list[dict[str, object]]:
-    """One record per language: counts, Jaccard mean/sd, mean Levenshtein ratio, single-word pairs, copies of
-    the target.
+    """One record per language: counts, Jaccard mean/sd, mean Levenshtein ratio and the share of distractors far from
+    their target (ratio below 0.6, the lowest bin of Table 3; word Jaccard with the target below 0.1: almost no word
+    shared), single-word pairs, copies of the target.
 
     Items are identified by `id`, or by (`dataset`, `id`) when a `dataset` column pools several datasets.
     """
     item_key = ["dataset", "id"] if "dataset" in candidates.columns else ["id"]
     records = []
     for (lang,), part in candidates.group_by("lang", maintain_order=True):
-        jaccards, ratios, single, copies = [], [], 0, 0
+        jaccards, ratios, shared, single, copies = [], [], [], 0, 0
         for _, item in part.sort("slot").group_by(item_key, maintain_order=True):
             texts = item["text"].to_list()
             target, distractors = texts[0], texts[1:]
             jaccards += intra_jaccard(distractors, lang)
             ratios += [similarity(target, d) for d in distractors]
+            shared += [jaccard(vocabulary(target, lang), vocabulary(d, lang)) for d in distractors]
             single += sum(single_word_change(target, d, lang) is not None for d in distractors)
             copies += sum(normalise(target, lang) == normalise(d, lang) for d in distractors)
         records.append({
@@ -71,6 +76,8 @@ def stats(candidates: pl.DataFrame) -> list[dict[str, object]]:
             "jaccard_mean": mean(jaccards) if jaccards else None,
             "jaccard_sd": stdev(jaccards) if len(jaccards) > 1 else 0.0,
             "levenshtein_mean": mean(ratios),
+            "levenshtein_below_0_6": sum(r < FAR_RATIO for r in ratios) / len(ratios),
+            "target_jaccard_below_0_1": sum(j < FEW_SHARED for j in shared) / len(shared),
             "single_word_pairs": single,
             "single_word_share": single / len(ratios),
             "target_copies": copies,
@@ -80,7 +87,8 @@ def stats(candidates: pl.DataFrame) -> list[dict[str, object]]:
 
 #: Columns of the statistics table (one row per dataset and language).
 STATS_SCHEMA = {"Dataset": pl.String, "lang": pl.String, "items": pl.Int64, "distractors": pl.Int64, "jaccard_mean": pl.Float64,
-                "jaccard_sd": pl.Float64, "levenshtein_mean": pl.Float64, "single_word_pairs": pl.Int64,
+                "jaccard_sd": pl.Float64, "levenshtein_mean": pl.Float64, "levenshtein_below_0_6": pl.Float64,
+                "target_jaccard_below_0_1": pl.Float64, "single_word_pairs": pl.Int64,
                 "single_word_share": pl.Float64, "target_copies": pl.Int64}
 
 

@@ -52,15 +52,19 @@ class Settings:
     max_attempts: int = 3
     concurrency: int = 4
     answer_format: str = "numbered"
+    extra: tuple[tuple[str, float], ...] = ()  # a local llama.cpp server's own sampling parameters (local.sampling)
 
     def sampling(self) -> dict[str, Any]:
-        """The sampling parameters of every request (the seed only when one is set), and with `answer_format`
-        json the response format: the JSON schema of four sentences the endpoint decodes to."""
+        """The sampling parameters of every request (the seed only when one is set), with `answer_format` json the
+        response format (the JSON schema of four sentences the endpoint decodes to), and a local server's own
+        sampling parameters as `extra_body` (sent in the request's JSON; none: the request is as before)."""
         params: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
         if self.seed is not None:
             params["seed"] = self.seed
         if self.answer_format == "json":
             params["response_format"] = RESPONSE_FORMAT
+        if self.extra:
+            params["extra_body"] = dict(self.extra)
         return params
 
 
@@ -71,8 +75,16 @@ def generation_settings(generation: Mapping[str, Any], template: str, endpoint: 
         model=generation["model"], template=template, endpoint=endpoint, temperature=generation["temperature"],
         top_p=generation["top_p"], max_tokens=generation["max_tokens"], seed=generation["seed"],
         max_attempts=generation["max_attempts"], concurrency=concurrency or generation["concurrency"],
-        answer_format=generation["answer_format"],
+        answer_format=generation["answer_format"], extra=local_sampling(generation),
     )
+
+
+def local_sampling(generation: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
+    """`generation.local.sampling` (llama.cpp's own sampling parameters, e.g. XTC), sorted, when the local server
+    answers; a remote endpoint gets none (it may not know them)."""
+    if generation["base_url"] is not None:
+        return ()
+    return tuple(sorted(generation["local"].get("sampling", {}).items()))
 
 
 def endpoint_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
