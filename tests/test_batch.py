@@ -96,9 +96,10 @@ def test_the_judge_asks_synchronously_at_the_full_price_between_batch_rounds(tmp
                               store, lambda: gen.client)
         gen.validator = Validator("de", judge=Judge(judge, template, "de"))
         table, report = llm.generate([(0, item(0))], "de", gen, PRICES, "llm:fault", judge)
-        # three rounds of one request each ("heute" judged equivalent every time); the judge's 4 requests one by one
+        # three rounds of one request each ("heute" judged equivalent every time, the three kept ones repeated in rounds
+        # 2 and 3); the judge's 4 requests one by one
         assert (len(server.batches), server.chats) == (3, 4)
-        assert report["rejects"] == {"judged_equivalent": 3} and report["judge"]["new_responses"] == 4
+        assert report["rejects"] == {"judged_equivalent": 3, "duplicate": 6} and report["judge"]["new_responses"] == 4
         line = (50 * 0.03 + 40 * 0.06) / 1000
         assert report["estimated_cost"] == pytest.approx(3 * line / 2 + 4 * line)
 

@@ -187,7 +187,7 @@ def test_judged_paraphrases_are_re_asked_and_verdicts_come_from_the_store(tmp_pa
         assert len(judged) == 4 and len(server.seen) == 4 + 3
         # each re-ask repeats the three distractors already kept: repeats, counted with everything written
         assert report["rejects"] == {"judged_equivalent": 3, "duplicate": 6}
-        assert report["failed"] == [{"id": 0, "lang": "de", "reason": "3 valid distractors after 3 attempts", "rejected": {"judged_equivalent": 3}}]
+        assert report["failed"] == [{"id": 0, "lang": "de", "reason": "3 valid distractors after 3 attempts", "rejected": {"judged_equivalent": 3, "duplicate": 6}}]
         assert report["judge"]["new_responses"] == 4 and report["judge"]["cache_hits"] == 2
         assert report["estimated_cost"] == pytest.approx((3 + 4) * 90 / 1000)  # generation and judge tokens
         stored = [json.loads(row[0]) for row in sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT params FROM responses")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import re
@@ -394,19 +395,31 @@ def test_editing_a_file_of_a_local_model_folder_replans_its_jobs(fresh_copy):
     assert planned_jobs(fresh_copy) == []
 
 
-def header_only(path: Path) -> Path:
-    path.write_text(SAMPLE.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+def nothing_left(path: Path) -> Path:
+    """A published set of one item whose first German distractor copies the German sentence: with
+    validation.apply_to_published the item is not scored, so the dataset has no items (a header with no rows
+    is an input error since issue 34)."""
+    rows = list(csv.DictReader(io.StringIO(SAMPLE.read_text(encoding="utf-8"))))[:1]
+    rows[0]["de_adv1"] = rows[0]["German"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8")
     return path
 
 
 def test_a_dataset_without_items_shows_dashes_and_the_others_are_scored(fresh_copy):
     config = read_config(fresh_copy)
-    config["datasets"]["empty"] = {"label": "Empty", "source": {"kind": "published_csv", "path": str(header_only(fresh_copy / "sources/empty.csv"))}}
+    config["datasets"]["empty"] = {"label": "Empty", "source": {"kind": "published_csv", "path": str(nothing_left(fresh_copy / "sources/empty.csv"))}}
+    config["validation"] = {"apply_to_published": True}
     write_config(fresh_copy, config)
     snakemake(fresh_copy, "results/tables/table2.md")
     markdown = (fresh_copy / "results/tables/table2.md").read_text(encoding="utf-8")
     assert "| n | items scored | 0 | 0 | 22 | 22 | 22 | 22 | – |" in markdown
-    assert "Empty: no items selected, so its columns show –." in markdown
+    note = next(line for line in markdown.splitlines() if line.startswith("Empty: "))
+    assert note.startswith("Empty: all 1 items not scored (") and note.endswith("so its columns show –.")
+    assert "copy" in note
     rows = [line for line in markdown.splitlines() if line.startswith("| direct | minilm |")]
     assert rows[0].split(" | ")[2:4] == ["–", "–"]  # the Empty columns
     embed_log = (fresh_copy / "results/logs/embed/minilm/empty/direct.log").read_text(encoding="utf-8")
@@ -416,12 +429,13 @@ def test_a_dataset_without_items_shows_dashes_and_the_others_are_scored(fresh_co
 def test_a_run_with_nothing_to_score_stops_with_one_message(tmp_path):
     write_config(tmp_path, {
         "model_store": str(MODEL_STORE),
-        "datasets": {"empty": {"label": "Empty", "source": {"kind": "published_csv", "path": str(header_only(tmp_path / "empty.csv"))}}},
+        "datasets": {"empty": {"label": "Empty", "source": {"kind": "published_csv", "path": str(nothing_left(tmp_path / "empty.csv"))}}},
         "models": {"minilm": MINILM},
+        "validation": {"apply_to_published": True},
     })
     result = snakemake(tmp_path, check=False)
     assert result.returncode != 0
-    message = "no item can be scored, so no model was run. Empty: no items selected."
+    message = "no item can be scored, so no model was run. Empty: none of 1 items has four valid distractors in every language ("
     assert message in result.stdout + result.stderr  # shown in the terminal (show-failed-logs)
     assert "Traceback" not in (tmp_path / "results/logs/embed/minilm/empty/direct.log").read_text(encoding="utf-8")
 

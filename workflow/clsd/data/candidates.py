@@ -19,7 +19,7 @@ from clsd.core.errors import InputError
 
 def complete_items(parallel: pl.DataFrame, distractors: list[pl.DataFrame], languages: list[str], k: int) -> tuple[pl.DataFrame, list[int]]:
     """Items with `k` distractors in every language, and the ids of the others (e.g. failed generations)."""
-    counts = pl.concat(distractors).group_by("id", "lang").len() if distractors else pl.DataFrame(schema={"id": pl.Int64, "lang": pl.String, "len": pl.UInt32})
+    counts = pl.concat([d.select("id", "lang") for d in distractors]).group_by("id", "lang").len() if distractors else pl.DataFrame(schema={"id": pl.Int64, "lang": pl.String, "len": pl.UInt32})
     full = counts.filter(pl.col("len") == k).group_by("id").len().filter(pl.col("len") == len(languages))["id"]
     kept = parallel.filter(pl.col("id").is_in(full.implode()))
     return kept, sorted(set(parallel["id"].to_list()) - set(kept["id"].to_list()))
