@@ -26,7 +26,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from clsd.generate.client import ChatClient, Completion, EndpointError, Interrupted
+from clsd.core.client import ChatClient, Completion, EndpointError, Interrupted
 from clsd.generate.store import ResponseStore, StoredBatch
 
 log = logging.getLogger(__name__)
