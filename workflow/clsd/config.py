@@ -117,6 +117,7 @@ def check(config: dict[str, Any]) -> None:
     check_pivot(config)
     check_generation(config)
     check_annotation(config)
+    check_endpoint_models(config)
 
 
 def check_annotation(config: dict[str, Any]) -> None:
@@ -219,6 +220,28 @@ def uses_llm(config: dict[str, Any]) -> bool:
     return bool(llm_datasets(config)) or config["validation"]["judge"]
 
 
+def endpoint_models(config: dict[str, Any]) -> list[str]:
+    """The embedding models served behind an endpoint (`source: endpoint`): rule embed_endpoint embeds them."""
+    return [name for name, model in config["models"].items() if model["source"] == "endpoint"]
+
+
+def loaded_models(config: dict[str, Any]) -> list[str]:
+    """The embedding models a job loads and runs on this machine (hub, local, pypi): rule embed embeds them."""
+    return [name for name, model in config["models"].items() if model["source"] != "endpoint"]
+
+
+def check_endpoint_models(config: dict[str, Any]) -> None:
+    """Models served behind an endpoint need a writable vector store; mteb's own evaluation loads every model here."""
+    served = endpoint_models(config)
+    if not served:
+        return
+    check_store_path(config["embedding_store"], "config key embedding_store")
+    if config["mteb"]["evaluate"]:
+        raise InputError(f"config key mteb.evaluate: models.{served[0]} is served behind an endpoint, which mteb.evaluate "
+                         "cannot load here; its MTEB results are results/mteb/<model>/<dataset>.json (rule mteb_json), "
+                         "or set mteb.evaluate: false")
+
+
 def check_generation(config: dict[str, Any]) -> None:
     """LLM generation must have a prompt file and an endpoint or a local model; the judge its prompt file."""
     if not uses_llm(config):
@@ -302,6 +325,11 @@ def check_store_path(path: str, key: str) -> None:
 def response_store(config: dict[str, Any]) -> Path:
     """The LLM response store (outside results/), as an absolute path."""
     return Path(os.path.expanduser(config["generation"]["store"])).resolve()
+
+
+def embedding_store(config: dict[str, Any]) -> Path:
+    """The vector store of endpoint models (outside results/), as an absolute path."""
+    return Path(os.path.expanduser(config["embedding_store"])).resolve()
 
 
 def local_gguf(config: dict[str, Any]) -> Path | None:
@@ -414,6 +442,11 @@ def check_model(name: str, model: dict[str, Any]) -> None:
     """Fail early when a model cannot be loaded: unknown recipe, missing folder, not cached while offline, or a
     dtype or quantisation its backend does not offer (the backend registry says which, clsd.embed.backends)."""
     key = f"config key models.{name}"
+    if model["source"] == "endpoint":
+        check_endpoint_model(key, model)
+        return
+    if "endpoint" in model:
+        raise InputError(f"{key}.endpoint: only a model with source: endpoint is served behind one (source is {model['source']})")
     backend, quantize, dtype = model["backend"], model["quantize"], model["dtype"]
     chosen = backends.backend(backend)
     if quantize not in chosen.quantizations:
@@ -429,6 +462,34 @@ def check_model(name: str, model: dict[str, Any]) -> None:
         check_local_model_folder(Path(os.path.expanduser(model.get("path", ""))) if model.get("path") else None, f"{key}.path")
     elif model["source"] == "hub":
         require_loadable(model["name"], model.get("revision"), f"{key}.name")
+
+
+#: Settings of a model loaded here that an endpoint model cannot have (the endpoint runs it), with what to use instead.
+NOT_FOR_ENDPOINTS = {
+    "backend": ("torch", "the endpoint runs the model"), "quantize": ("none", "the endpoint runs the model"),
+    "dtype": ("float32", "the endpoint runs the model"), "trust_remote_code": (False, "no code is loaded here"),
+    "revision": (None, "the endpoint serves one revision"),
+    "prompt_name": (None, "an endpoint has no named prompts: put the prompt's text in prefix"),
+    "max_length": (None, "use endpoint.max_input_tokens"), "batch_size": (32, "use endpoint.inputs_per_request"),
+}
+
+
+def check_endpoint_model(key: str, model: dict[str, Any]) -> None:
+    """A `source: endpoint` model: an http(s) base URL, none of the settings of a model loaded here, a limit to
+    truncate to, and a tokenizer file that exists."""
+    endpoint = model["endpoint"]
+    check_url(endpoint["base_url"], f"{key}.endpoint.base_url")
+    for setting, (default, instead) in NOT_FOR_ENDPOINTS.items():
+        if model[setting] != default:
+            raise InputError(f"{key}.{setting}: not for a model served behind an endpoint ({instead})")
+    if endpoint["truncate"] and endpoint["max_input_tokens"] is None:
+        raise InputError(f"{key}.endpoint.truncate: set endpoint.max_input_tokens, the tokens a text is cut to")
+    if endpoint["tokenizer"] is not None:
+        from clsd.embed.tokens import tokenizer_file
+
+        if not tokenizer_file(endpoint["tokenizer"]).is_file():
+            raise InputError(f"{key}.endpoint.tokenizer: {endpoint['tokenizer']!r} is neither a tokenizer.json nor a folder "
+                             "holding one")
 
 
 def transformer_config(folder: Path) -> Path | None:
