@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from clsd.core.client import ChatClient, Embedded, EndpointError, RequestRejected
+from clsd.core.client import ChatClient, Embedded, EndpointError, Interrupted, RequestRejected
 from clsd.core.errors import InputError
 from clsd.embed.served import EndpointModel
 from clsd.embed.tokens import TokenCounter
@@ -217,16 +217,17 @@ class Embedder:
         return np.stack([stored[key] for key in keys]) if keys else np.zeros((0, self._dimension or 0), dtype=np.float32)
 
     def _send(self, requests: list[Request]) -> None:
-        """Send `requests` with `concurrency` in flight; the first failure stops the others (in-flight answers are
-        still stored) and is raised."""
+        """Send `requests` with `concurrency` in flight; the first failure stops the others (answers in flight are
+        still stored, nothing new is sent) and is raised."""
         assert self.client is not None
         pool = ThreadPoolExecutor(max_workers=self.model.concurrency, thread_name_prefix="embed")
         pending: set[Future] = {pool.submit(self._one, request, len(requests)) for request in requests}
         try:
             while pending:
                 done, pending = wait(pending, timeout=SIGNAL_POLL_S, return_when=FIRST_COMPLETED)
-                for future in done:
-                    future.result()
+                errors = [future.exception() for future in done if future.exception() is not None]
+                if errors:  # the failure itself, not a request it stopped
+                    raise next((error for error in errors if not isinstance(error, Interrupted)), errors[0])
         except BaseException:
             self.client.stop()
             pool.shutdown(wait=False, cancel_futures=True)
@@ -234,15 +235,19 @@ class Embedder:
         pool.shutdown()
 
     def _one(self, request: Request, total: int) -> None:
-        """Send one request, check its answer and commit it."""
+        """Send one request, check its answer and commit it; a failure stops every request not sent yet."""
         assert self.client is not None
         try:
             answer = self.client.embed(self.model.name, request.texts, self.model.params(), request.tokens)
+            with self._lock:  # the first answer fixes the length of the vectors of this model
+                vectors = checked(answer, request, total, self._dimension, self.client.url)
+                self._dimension = vectors.shape[1]
         except RequestRejected as exc:
+            self.client.stop()
             raise RequestRejected(f"{exc}{rejected_hint(self.model, exc)}") from exc.__cause__
-        with self._lock:  # the first answer fixes the length of the vectors of this model
-            vectors = checked(answer, request, total, self._dimension, self.client.url)
-            self._dimension = vectors.shape[1]
+        except BaseException:
+            self.client.stop()
+            raise
         self.store.put(self.run, self.model.endpoint, self.model.name, self.model.dimensions, request.keys, request.texts,
                        vectors, answer.prompt_tokens, answer.latency_s)
         self.sent.add(requests=1, texts=len(request.texts), prompt_tokens=answer.prompt_tokens or 0,
