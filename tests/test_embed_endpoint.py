@@ -243,3 +243,46 @@ def test_an_endpoint_model_s_identity_holds_what_its_vectors_depend_on():
     faster["models"]["e"]["endpoint"] |= {"concurrency": 8, "requests_per_minute": 3000, "api_key_env": "OTHER"}
     assert model_identity(faster, "e") == identity
     assert cfg.endpoint_models(config) == ["e"] and cfg.loaded_models(config) == []
+
+
+@pytest.mark.workflow
+@pytest.mark.slow
+def test_the_cost_estimate_counts_every_paid_text_before_anything_is_sent(tmp_path):
+    """Rule cost_estimate on a published set (its distractors read) and an LLM set (its distractors stood in for),
+    both views' worth of texts for an endpoint model nobody listens for: nothing is contacted, the figures are the
+    hand-counted ones at 4 characters per token."""
+    import subprocess
+    import sys
+
+    import polars as pl
+    import yaml
+    from clsd.core.items import N_DISTRACTORS
+    from clsd.data import corpora
+    from conftest import ROOT
+
+    sample = corpora.read_published_csv(ROOT / "resources/sample/clsd_sample.csv", ["de", "fr"]).head(3)
+    config = {
+        "embedding_store": str(tmp_path / "vectors.sqlite"), "generation": {"store": str(tmp_path / "llm.sqlite")},
+        "datasets": {
+            "published": {"label": "P", "source": {"kind": "published_csv", "path": str(ROOT / "resources/sample/clsd_sample.csv")},
+                          "select": {"limit": 3}},
+            "llm": {"label": "L", "source": {"kind": "published_csv", "path": str(ROOT / "resources/sample/clsd_sample.csv")},
+                    "select": {"limit": 3}, "distractors": {"kind": "llm"}}},
+        "models": {"paid": {"name": "text-embedding-3-small", "source": "endpoint",
+                            "endpoint": {"base_url": "http://127.0.0.1:9/v1", "inputs_per_request": 8, "prices": {"input_per_1k": 0.02}}}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "snakemake", "cost_estimate", "--snakefile", str(ROOT / "Snakefile"), "--directory",
+                             str(tmp_path), "--cores", "1", "--configfile", str(tmp_path / "config.yaml")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    rows = {row["dataset"]: row for row in pl.read_csv(tmp_path / "results/estimate.csv").filter(pl.col("stage") == "embedding").iter_rows(named=True)}
+    originals = [text for lang in ("German", "French") for text in sample[lang].to_list()]
+    written = [sample[f"{lang}_adv{k}"][i] for lang in ("de", "fr") for i in range(3) for k in range(1, 5)]
+    tokens = {"published": sum(-(-len(text) // 4) for text in dict.fromkeys(originals + written)),
+              "llm": sum(-(-len(text) // 4) for text in originals) * (1 + N_DISTRACTORS)}
+    for dataset, count in tokens.items():
+        assert rows[dataset]["tokens"] == count and rows[dataset]["cost"] == pytest.approx(round(count / 1000 * 0.02, 2))
+        assert rows[dataset]["requests"] == -(-30 // 8)
+    text = (tmp_path / "results/estimate.md").read_text(encoding="utf-8")
+    assert "the LLM's distractors are not written yet: 4 per item and language" in text and "| llm | de |" in text
+    assert not (tmp_path / "results/embeddings").exists()

@@ -37,7 +37,8 @@ for name in snakemake.params.models:
         known = [text for lang in languages for text in pairs[lang].to_list()]
         assumed, notes = [], []
         if all((dataset, lang) in written for lang in languages):
-            known += [text for lang in languages for text in read_table(written[(dataset, lang)])["text"].to_list()]
+            known += [text for lang in languages for text in
+                      read_table(written[(dataset, lang)]).filter(pl.col("id").is_in(pairs["id"].implode()))["text"].to_list()]
             notes.append("distractors as written (before validation, which may only remove some)")
         else:
             assumed = [text for lang in languages for text in pairs[lang].to_list() for _ in range(N_DISTRACTORS)]

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -132,8 +133,6 @@ def connector(model: EndpointModel) -> Callable[[], ChatClient]:
     def connect() -> ChatClient:
         key = os.environ.get(model.api_key_env) if model.api_key_env else None
         if not key:
-            from urllib.parse import urlsplit
-
             if urlsplit(model.base_url).hostname not in LOOPBACK and model.api_key_env:
                 raise InputError(f"config key models.{model.key}.endpoint.api_key_env: set the API key of {model.base_url} in "
                                  f"the environment variable {model.api_key_env}")
