@@ -225,10 +225,10 @@ def test_the_config_refuses_what_an_endpoint_model_cannot_mean(settings, message
         cfg.validate(with_model(**settings))
 
 
-def test_mteb_s_own_evaluation_cannot_load_an_endpoint_model_and_says_so():
-    config = with_model() | {"mteb": {"evaluate": True}}
-    with pytest.raises(InputError, match="mteb.evaluate: models.e is served behind an endpoint"):
-        cfg.validate(config)
+def test_an_endpoint_model_needs_a_vector_store_it_can_write(tmp_path):
+    (tmp_path / "folder.sqlite").mkdir()
+    with pytest.raises(InputError, match="config key embedding_store: .* is a folder"):
+        cfg.validate(with_model() | {"embedding_store": str(tmp_path / "folder.sqlite")})
 
 
 def test_an_endpoint_model_s_identity_holds_what_its_vectors_depend_on():

@@ -110,6 +110,11 @@ def test_the_served_model_gives_torch_s_p_at_1_pays_each_text_once_and_the_estim
         assert a @ b / np.linalg.norm(a) / np.linalg.norm(b) > 0.9999
     record = json.loads((folder / "results/mteb/minilm-served/sample.json").read_text(encoding="utf-8"))
     assert (record["model"]["name"], record["model"]["revision"]) == ("minilm", server)
+    # mteb's own evaluation encodes through the vector store: it agrees with clsd's scores and sends nothing
+    before = tokens_counted(server)
+    snakemake(folder, "results/mteb-evaluate/minilm-served/sample.json")
+    check = json.loads((folder / "results/mteb-evaluate/minilm-served/sample.check.json").read_text(encoding="utf-8"))
+    assert check and all(row["agree"] and not row["items_differing"] for row in check) and tokens_counted(server) == before
 
     # a rerun after rm -r results: every vector from the store, the server counts no token, the same Table 2
     shutil.rmtree(folder / "results")
