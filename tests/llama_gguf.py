@@ -30,7 +30,10 @@ def converter(workdir: Path) -> Path:
 
 
 def convert(folder: Path, outfile: Path, outtype: str, vendor: Path) -> Path:
-    """`folder` (a Hugging Face / sentence-transformers model) written as GGUF `outfile` in `outtype` (f32, f16, q8_0)."""
-    subprocess.run([sys.executable, str(vendor / "convert_hf_to_gguf.py"), str(folder), "--outfile", str(outfile), "--outtype", outtype],
+    """`folder` (a Hugging Face / sentence-transformers model) written as GGUF `outfile` in `outtype` (f32, f16, q8_0),
+    with the model's sentence-transformers Dense modules (EmbeddingGemma's two projections after pooling: without them
+    its vectors are not the model's)."""
+    subprocess.run([sys.executable, str(vendor / "convert_hf_to_gguf.py"), str(folder), "--outfile", str(outfile), "--outtype", outtype,
+                    "--sentence-transformers-dense-modules"],
                    check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(vendor / "gguf-py")})
     return outfile
