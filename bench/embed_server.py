@@ -2,7 +2,7 @@
 
 For each model (all-MiniLM-L6-v2, EmbeddingGemma-300m with its BitextMining prompt sent as text) and each GGUF type
 (f16, q8_0; converted from the model store's folder with the converter of the pinned llama-cpp-python sdist,
-tests/llama_gguf.py, once into --gguf-dir), on the same texts — every distinct text of the 100 published sample
+clsd.embed.backends.llama_server, once into --gguf-dir), on the same texts — every distinct text of the 100 published sample
 items of config/wmt-local.yaml (first 50 of WMT19 and WMT21: sources, targets and GPT-4 distractors) —: texts/s of
 bare torch `encode` (batches of 32) and of the served model through the workflow's own endpoint path
 (clsd.embed.endpoint: requests of 32 texts into a new vector store, so every text is sent), P@1 on those items (both
@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "bench")]
+sys.path.insert(0, str(ROOT / "bench"))
 
 from clsd.core.provenance import cpu_features  # noqa: E402
 from clsd.data import candidates  # noqa: E402
@@ -43,7 +43,7 @@ from clsd.embed.vectors import VectorStore  # noqa: E402
 from clsd.generate.server import LlamaServer, server_program  # noqa: E402
 from clsd.score import precision  # noqa: E402
 from embed import STORE, bare_encode, published_items  # noqa: E402
-from llama_gguf import convert, converter  # noqa: E402
+from clsd.embed.backends.llama_server import convert, converter  # noqa: E402
 
 log = logging.getLogger("bench.embed_server")
 PROMPTS = {"embeddinggemma-300m": "BitextMining", "all-MiniLM-L6-v2": None}

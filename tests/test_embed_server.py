@@ -24,7 +24,7 @@ import yaml
 from clsd.core.keys import text_key
 from clsd.generate.server import LlamaServer, server_program
 from conftest import MODEL_STORE, ROOT
-from llama_gguf import convert, converter
+from clsd.embed.backends.llama_server import convert, converter
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 SERVED = "results/embeddings/minilm-served/sample/direct"
@@ -191,3 +191,31 @@ def test_a_job_killed_halfway_sends_only_what_was_not_stored_on_the_rerun(server
     assert texts == 220 - kept and tokens_counted(server) - before == tokens  # only what was not stored was sent
     report = json.loads((folder / f"{SERVED}.json").read_text(encoding="utf-8"))
     assert report["sent"]["texts"] == 220 - kept and report["all_runs"]["texts"] == 220 and report["all_runs"]["unfinished_runs"] == 1
+
+
+def test_the_llama_server_backend_gives_torch_s_p_at_1_and_converts_once(tmp_path):
+    """`backend: llama-server`: the export rule converts the model's folder to GGUF (into the model store, reused after
+    `rm -r results`), the embedding job serves it and scores like torch."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copy(ROOT / "resources/sample/clsd_sample.csv", folder / "sample.csv")
+    local = {"name": "all-MiniLM-L6-v2", "source": "local", "path": str(MODEL_STORE / "all-MiniLM-L6-v2")}
+    config = {"model_store": str(tmp_path / "store"), "generation": {"store": str(folder / "llm.sqlite")}, "analysis": {"enabled": False},
+              "datasets": {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": "sample.csv"},
+                                      "distractors": {"kind": "from_source", "generator": "handwritten"}}},
+              "models": {"torch": local, "served": local | {"label": "served", "backend": "llama-server", "dtype": "float16"}}}
+    (folder / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    snakemake(folder, "results/tables/table2.csv")
+    table = pl.read_csv(folder / "results/tables/table2.csv")
+    cells = [column for column in table.columns if column not in ("view", "model") and not column.startswith("Average ci")]
+    rows = {row["model"]: row for row in table.select("model", *cells).iter_rows(named=True)}
+    assert {**rows["torch"], "model": ""} == {**rows["served"], "model": ""}
+    scores = {m: pl.read_parquet(folder / f"results/scores/{m}/sample/direct.parquet") for m in ("torch", "served")}
+    assert scores["torch"]["correct"].to_list() == scores["served"]["correct"].to_list()
+    assert np.abs(scores["torch"]["cos_true"].to_numpy() - scores["served"]["cos_true"].to_numpy()).max() < 5e-4
+    meta = json.loads((folder / "results/exports/served.json").read_text(encoding="utf-8"))
+    assert meta["reused"] is False and meta["outtype"] == "f16" and Path(meta["file"]).is_file()
+    shutil.rmtree(folder / "results")
+    snakemake(folder, "results/tables/table2.csv")
+    assert json.loads((folder / "results/exports/served.json").read_text(encoding="utf-8"))["reused"] is True
+    assert pl.read_csv(folder / "results/tables/table2.csv").equals(table)

@@ -449,6 +449,9 @@ def check_model(name: str, model: dict[str, Any]) -> None:
     if dtype not in chosen.dtypes:
         able = " or ".join(other for other, entry in backends.BACKENDS.items() if dtype in entry.dtypes)
         raise InputError(f"{key}.dtype: {dtype} is for the {able} backend; {backend} runs in {' or '.join(chosen.dtypes)}")
+    if chosen.from_folder and model["source"] == "hub":
+        raise InputError(f"{key}.backend: {backend} converts the model's own folder: use source pypi or local (a hub model's "
+                         "folder is not known before the job runs)")
     if model["source"] == "pypi":
         if model.get("recipe") not in RECIPES:
             raise InputError(f"{key}.recipe: unknown recipe {model.get('recipe')!r}; known: {sorted(RECIPES)}")
