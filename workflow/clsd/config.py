@@ -452,6 +452,8 @@ def check_model(name: str, model: dict[str, Any]) -> None:
     if chosen.from_folder and model["source"] == "hub":
         raise InputError(f"{key}.backend: {backend} converts the model's own folder: use source pypi or local (a hub model's "
                          "folder is not known before the job runs)")
+    if backend == "llama-server":
+        check_server_installed(None)
     if model["source"] == "pypi":
         if model.get("recipe") not in RECIPES:
             raise InputError(f"{key}.recipe: unknown recipe {model.get('recipe')!r}; known: {sorted(RECIPES)}")
