@@ -37,8 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from clsd.core.client import ChatClient  # noqa: E402
 from clsd.generate import llm  # noqa: E402
-from clsd.generate.client import ChatClient  # noqa: E402
 from clsd.generate.settings import Settings  # noqa: E402
 from clsd.generate.store import ResponseStore  # noqa: E402
 

@@ -8,8 +8,8 @@ import json
 import sqlite3
 
 import pytest
+from clsd.core.client import ChatClient, RequestRejected
 from clsd.generate import llm
-from clsd.generate.client import ChatClient, RequestRejected
 from clsd.generate.parse import json_sentences, parse_answer
 from clsd.generate.settings import RESPONSE_FORMAT, Settings, generation_settings, request_settings
 from clsd.generate.store import ResponseStore, request_key

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from clsd.core.client import ChatClient, EndpointError
 from clsd.core.errors import InputError
 from clsd.generate import forget, llm
-from clsd.generate.client import ChatClient, EndpointError
 from clsd.generate.endpoint import open_endpoint
 from clsd.generate.server import LlamaServer
 from clsd.generate.settings import Settings

@@ -16,10 +16,10 @@ import time
 
 import pytest
 from clsd import config as cfg
+from clsd.core.client import ChatClient, EndpointError
 from clsd.core.errors import InputError
 from clsd.generate import estimate, llm, offline
 from clsd.generate.batch import BatchCancelled
-from clsd.generate.client import ChatClient, EndpointError
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
 from clsd.validate.judge import Judge, judge_settings

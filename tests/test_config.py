@@ -216,7 +216,7 @@ def test_validation_defaults_and_the_judge_prompt(tmp_path):
 
 @pytest.mark.parametrize(("settings", "message"), [
     ({"quantize": "int8"}, r"models\.m\.quantize: int8 needs backend onnx or openvino"),
-    ({"backend": "onnx", "dtype": "float16"}, r"models\.m\.dtype: float16 is for the torch backend"),
+    ({"backend": "onnx", "dtype": "float16"}, r"models\.m\.dtype: float16 is for the torch or llama-server backend"),
     ({"backend": "tensorrt"}, r"config key models\.m\.backend"),
 ])
 def test_backend_settings_that_do_not_go_together(settings, message):

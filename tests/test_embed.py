@@ -93,8 +93,11 @@ def test_openvino_runs_bfloat16_on_the_cpu_when_asked_and_onnx_only_float32(capl
     ({"backend": "openvino", "dtype": "bfloat16"}, None),
     ({"backend": "openvino", "dtype": "bfloat16", "quantize": "int8"}, None),
     ({"backend": "onnx", "dtype": "bfloat16"}, r"models\.m\.dtype: bfloat16 is for the torch or openvino backend; onnx runs in float32$"),
-    ({"backend": "openvino", "dtype": "float16"}, r"models\.m\.dtype: float16 is for the torch backend; openvino runs in float32 or bfloat16"),
-    ({"backend": "torch", "quantize": "int8"}, r"models\.m\.quantize: int8 needs backend onnx or openvino, not torch"),
+    ({"backend": "openvino", "dtype": "float16"}, r"models\.m\.dtype: float16 is for the torch or llama-server backend; openvino runs in float32 or bfloat16"),
+    ({"backend": "torch", "quantize": "int8"}, r"models\.m\.quantize: int8 needs backend onnx or openvino or llama-server, not torch"),
+    ({"backend": "llama-server", "dtype": "float16"}, None),
+    ({"backend": "llama-server", "dtype": "float16", "quantize": "int8"}, None),
+    ({"backend": "llama-server"}, r"models\.m\.dtype: float32 is for the torch or onnx or openvino backend; llama-server runs in float16$"),
 ])
 def test_config_allows_only_the_dtypes_and_quantisations_a_backend_offers(settings, message):
     model = {"name": "all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "quantize": "none", "dtype": "float32",
@@ -222,10 +225,10 @@ def test_a_backend_is_one_module_and_one_registry_line(fake_backend, minilm_fold
 
 def test_the_config_choices_and_the_export_rule_derive_from_the_registry():
     model = cfg.load_schema()["$defs"]["model"]["properties"]
-    assert model["backend"]["enum"] == list(backends.BACKENDS) == ["torch", "onnx", "openvino"]
+    assert model["backend"]["enum"] == list(backends.BACKENDS) == ["torch", "onnx", "openvino", "llama-server"]
     assert model["dtype"]["enum"] == ["float32", "float16", "bfloat16"] and model["quantize"]["enum"] == ["none", "int8"]
-    assert [name for name in backends.BACKENDS if backends.needs_export(name)] == ["onnx", "openvino"]
-    with pytest.raises(ValueError, match=r"unknown backend 'tensorrt'; known: \['onnx', 'openvino', 'torch'\]"):
+    assert [name for name in backends.BACKENDS if backends.needs_export(name)] == ["onnx", "openvino", "llama-server"]
+    with pytest.raises(ValueError, match=r"unknown backend 'tensorrt'; known: \['llama-server', 'onnx', 'openvino', 'torch'\]"):
         backends.needs_export("tensorrt")
     with pytest.raises(ValueError, match="backend torch runs the model as loaded: it has no export"):
         backends.exporter("torch")
@@ -325,3 +328,11 @@ def test_onnx_int8_record_states_the_activation_precision_of_its_file(minilm_exp
     assert record["activations"].startswith("int8 in the MatMuls")
     export = json.loads((minilm_exports["onnx", "int8"].parent / exports.RECORD).read_text(encoding="utf-8"))
     assert export["quantization"]["activations"] == record["activations"] and "weight-only" not in export["quantization"]["method"]
+
+
+
+def test_the_llama_server_backend_converts_a_model_folder_so_a_hub_name_is_refused():
+    model = {"name": "sentence-transformers/all-MiniLM-L6-v2", "source": "hub", "backend": "llama-server", "quantize": "none",
+             "dtype": "float16"}
+    with pytest.raises(InputError, match="models.m.backend: llama-server converts the model's own folder: use source pypi or local"):
+        cfg.check_model("m", model)

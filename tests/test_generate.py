@@ -14,9 +14,9 @@ import time
 from typing import Any
 
 import pytest
+from clsd.core.client import ChatClient, Interrupted, RequestRejected
 from clsd.core.detect import detect
 from clsd.generate import llm, parse, rules_based
-from clsd.generate.client import ChatClient, Interrupted, RequestRejected
 from clsd.generate.endpoint import open_endpoint
 from clsd.generate.server import LlamaServer
 from clsd.generate.settings import Settings, generation_settings, request_settings

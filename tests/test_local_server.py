@@ -18,9 +18,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from clsd.core.client import ChatClient
 from clsd.core.detect import detect
 from clsd.generate import llm
-from clsd.generate.client import ChatClient
 from clsd.generate.parse import json_sentences
 from clsd.generate.server import LlamaServer, server_program
 from clsd.generate.settings import RESPONSE_FORMAT, Settings

@@ -16,6 +16,7 @@ from clsd.core.io import write_table
 from clsd.embed import models
 from clsd.report.hf_export import export
 from clsd.score import precision
+from snakemake.iocontainers import InputFiles
 from conftest import ROOT
 from test_hf_export import offline, sample_view  # noqa: F401 (offline is a fixture)
 
@@ -36,8 +37,8 @@ def job_logging(monkeypatch):
 
 
 def test_the_script_loads_the_model_from_the_config_and_agrees_with_clsds_scores(minilm_folder, tmp_path, offline, job_logging):
-    """Device, model and mteb results cache come from the validated config (the rule's params hold only the views and
-    the code identity), so a model entry that changes shape cannot break the job silently."""
+    """Device, model and mteb results cache come from the validated config and the score files come keyed by view, as
+    the rule gives them, so a model entry that changes shape cannot break the job silently."""
     view = sample_view()
     export(tmp_path / "hf", [view], DIRECTIONS, dataset="sample", label="Sample")
     config = cfg.validate({
@@ -51,8 +52,9 @@ def test_the_script_loads_the_model_from_the_config_and_agrees_with_clsds_scores
     write_table(scores, tmp_path / "scores.parquet", {})
     output = SimpleNamespace(result=str(tmp_path / "result.json"), check=str(tmp_path / "check.json"))
     snakemake = SimpleNamespace(
-        config=config, wildcards=SimpleNamespace(model="minilm", dataset="sample"), params=SimpleNamespace(views=["direct"]),
-        input=SimpleNamespace(dataset=str(tmp_path / "hf"), scores=[str(tmp_path / "scores.parquet")], model=[], export=[]),
+        config=config, wildcards=SimpleNamespace(model="minilm", dataset="sample"), params=SimpleNamespace(),
+        input=InputFiles(fromdict={"dataset": str(tmp_path / "hf"), "scores|direct": str(tmp_path / "scores.parquet"),
+                                   "model": [], "export": []}),  # the rule's keyed inputs (clsd.report.jobs.score_files)
         output=output, log=[str(tmp_path / "job.log")])
 
     runpy.run_path(str(SCRIPT), init_globals={"snakemake": snakemake})

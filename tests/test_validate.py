@@ -11,9 +11,9 @@ import polars as pl
 import pytest
 import yaml
 from clsd.core import languages
+from clsd.core.client import Completion
 from clsd.core.detect import detect, other_language
 from clsd.generate import llm, parse
-from clsd.generate.client import Completion
 from clsd.generate.store import ResponseStore
 from clsd.validate import precision
 from clsd.validate import report as validation_report
@@ -306,7 +306,7 @@ def test_a_per_item_judge_asks_once_about_the_distractors_the_rules_kept():
 
 def test_per_item_verdicts_are_stored_and_replayed_and_an_unreadable_answer_is_unusable(tmp_path):
     from clsd.generate.endpoint import Endpoint
-    from clsd.generate.client import ChatClient
+    from clsd.core.client import ChatClient
     from fault_server import FaultServer
 
     generation = {"model": "fault", "answer_format": "json", "seed": None, "concurrency": 1}

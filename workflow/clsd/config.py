@@ -116,6 +116,7 @@ def check(config: dict[str, Any]) -> None:
     check_pivot(config)
     check_generation(config)
     check_annotation(config)
+    check_endpoint_models(config)
 
 
 def check_registry_tools() -> None:
@@ -251,6 +252,22 @@ def uses_llm(config: dict[str, Any]) -> bool:
     return bool(llm_datasets(config)) or config["validation"]["judge"]
 
 
+def endpoint_models(config: dict[str, Any]) -> list[str]:
+    """The embedding models served behind an endpoint (`source: endpoint`): rule embed_endpoint embeds them."""
+    return [name for name, model in config["models"].items() if model["source"] == "endpoint"]
+
+
+def loaded_models(config: dict[str, Any]) -> list[str]:
+    """The embedding models a job loads and runs on this machine (hub, local, pypi): rule embed embeds them."""
+    return [name for name, model in config["models"].items() if model["source"] != "endpoint"]
+
+
+def check_endpoint_models(config: dict[str, Any]) -> None:
+    """Models served behind an endpoint need a vector store that can be written."""
+    if endpoint_models(config):
+        check_store_path(config["embedding_store"], "config key embedding_store")
+
+
 def check_generation(config: dict[str, Any]) -> None:
     """LLM generation must have a prompt file and an endpoint or a local model; the judge its prompt file."""
     if not uses_llm(config):
@@ -290,7 +307,7 @@ def check_remote_endpoint(config: dict[str, Any]) -> None:
     """A base_url on this machine (a local vLLM or llama.cpp server) has no Batch API, which is a hosted service, and
     needs no API key; any other endpoint needs its key, set before the run rather than found missing in a job. An
     offline batch runner's output (generation.batch_output) is read, not asked: only the judge needs the key then."""
-    from clsd.generate.client import on_this_machine
+    from clsd.core.client import on_this_machine
 
     generation = config["generation"]
     if on_this_machine(generation["base_url"]):
@@ -356,6 +373,11 @@ def check_store_path(path: str, key: str) -> None:
 def response_store(config: dict[str, Any]) -> Path:
     """The LLM response store (outside results/), as an absolute path."""
     return Path(os.path.expanduser(config["generation"]["store"])).resolve()
+
+
+def embedding_store(config: dict[str, Any]) -> Path:
+    """The vector store of endpoint models (outside results/), as an absolute path."""
+    return Path(os.path.expanduser(config["embedding_store"])).resolve()
 
 
 def local_gguf(config: dict[str, Any]) -> Path | None:
@@ -468,6 +490,11 @@ def check_model(name: str, model: dict[str, Any]) -> None:
     """Fail early when a model cannot be loaded: unknown recipe, missing folder, not cached while offline, or a
     dtype or quantisation its backend does not offer (the backend registry says which, clsd.embed.backends)."""
     key = f"config key models.{name}"
+    if model["source"] == "endpoint":
+        check_endpoint_model(key, model)
+        return
+    if "endpoint" in model:
+        raise InputError(f"{key}.endpoint: only a model with source: endpoint is served behind one (source is {model['source']})")
     backend, quantize, dtype = model["backend"], model["quantize"], model["dtype"]
     chosen = backends.backend(backend)
     if quantize not in chosen.quantizations:
@@ -476,6 +503,11 @@ def check_model(name: str, model: dict[str, Any]) -> None:
     if dtype not in chosen.dtypes:
         able = " or ".join(other for other, entry in backends.BACKENDS.items() if dtype in entry.dtypes)
         raise InputError(f"{key}.dtype: {dtype} is for the {able} backend; {backend} runs in {' or '.join(chosen.dtypes)}")
+    if chosen.from_folder and model["source"] == "hub":
+        raise InputError(f"{key}.backend: {backend} converts the model's own folder: use source pypi or local (a hub model's "
+                         "folder is not known before the job runs)")
+    if backend == "llama-server":
+        check_server_installed(None)
     if model["source"] == "pypi":
         if model.get("recipe") not in RECIPES:
             raise InputError(f"{key}.recipe: unknown recipe {model.get('recipe')!r}; known: {sorted(RECIPES)}")
@@ -483,6 +515,34 @@ def check_model(name: str, model: dict[str, Any]) -> None:
         check_local_model_folder(Path(os.path.expanduser(model.get("path", ""))) if model.get("path") else None, f"{key}.path")
     elif model["source"] == "hub":
         require_loadable(model["name"], model.get("revision"), f"{key}.name")
+
+
+#: Settings of a model loaded here that an endpoint model cannot have (the endpoint runs it), with what to use instead.
+NOT_FOR_ENDPOINTS = {
+    "backend": ("torch", "the endpoint runs the model"), "quantize": ("none", "the endpoint runs the model"),
+    "dtype": ("float32", "the endpoint runs the model"), "trust_remote_code": (False, "no code is loaded here"),
+    "revision": (None, "the endpoint serves one revision"),
+    "prompt_name": (None, "an endpoint has no named prompts: put the prompt's text in prefix"),
+    "max_length": (None, "use endpoint.max_input_tokens"), "batch_size": (32, "use endpoint.inputs_per_request"),
+}
+
+
+def check_endpoint_model(key: str, model: dict[str, Any]) -> None:
+    """A `source: endpoint` model: an http(s) base URL, none of the settings of a model loaded here, a limit to
+    truncate to, and a tokenizer file that exists."""
+    endpoint = model["endpoint"]
+    check_url(endpoint["base_url"], f"{key}.endpoint.base_url")
+    for setting, (default, instead) in NOT_FOR_ENDPOINTS.items():
+        if model[setting] != default:
+            raise InputError(f"{key}.{setting}: not for a model served behind an endpoint ({instead})")
+    if endpoint["truncate"] and endpoint["max_input_tokens"] is None:
+        raise InputError(f"{key}.endpoint.truncate: set endpoint.max_input_tokens, the tokens a text is cut to")
+    if endpoint["tokenizer"] is not None:
+        from clsd.embed.tokens import tokenizer_file
+
+        if not tokenizer_file(endpoint["tokenizer"]).is_file():
+            raise InputError(f"{key}.endpoint.tokenizer: {endpoint['tokenizer']!r} is neither a tokenizer.json nor a folder "
+                             "holding one")
 
 
 def transformer_config(folder: Path) -> Path | None:

@@ -32,7 +32,7 @@ for (dataset, lang), path in keyed(snakemake.input, "parallel").items():
     for line in estimate.log_lines(found[-1]):
         logging.info(line)
 store.close()
-table = pl.DataFrame([item.row() for item in found], schema_overrides={"cost": pl.Float64})
+table = pl.DataFrame([item.row() for item in found], schema=list(estimate.HEADERS), schema_overrides={"cost": pl.Float64})
 assumed = dict.fromkeys(line for item in found for line in item.assumptions)
 notes = [f"Endpoint {settings.endpoint}, model {settings.model}; nothing was sent. Requests and tokens are expected "
          "values (re-asks included); stored items cost nothing. Assumed:\n" + "\n".join(f"- {line}" for line in assumed)]

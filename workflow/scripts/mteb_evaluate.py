@@ -3,7 +3,8 @@ clsd's own scores of the same items; writes mteb's result file and the check, an
 results cache (`mteb.cache`).
 
 The model loads as for the embedding step (same folder, backend, precision and prompt), so both encode the same
-texts the same way; an item whose outcome differs fails the job unless clsd scored it as a near tie.
+texts the same way; a model served behind an endpoint encodes through the vector store its embedding jobs filled (no
+text is sent again). An item whose outcome differs fails the job unless clsd scored it as a near tie.
 """
 
 import json
@@ -12,13 +13,19 @@ import tempfile
 from pathlib import Path
 
 import mteb
+from clsd.config import embedding_store
 from clsd.core import logs
 from clsd.core.io import read_table
-from clsd.embed import models
+from clsd.core.paths import keyed
+from clsd.embed import endpoint, models
+from clsd.embed.served import EndpointModel
+from clsd.embed.tokens import TokenCounter
+from clsd.embed.vectors import VectorStore
 from clsd.report.mteb_task import (
     clsd_encoder,
     clsd_task,
     compare_with_scores,
+    endpoint_encoder,
     locked,
     read_manifest,
 )
@@ -34,6 +41,14 @@ if not manifest["subsets"]:  # every item left out: nothing to evaluate, as in c
     check = []
     result = TaskResult(dataset_revision=manifest["revision"], task_name=manifest["task_name"], mteb_version=mteb.__version__,
                         scores={manifest["split"]: []}, evaluation_time=0.0)
+elif snakemake.config["models"][snakemake.wildcards.model]["source"] == "endpoint":
+    # served behind an endpoint: its vectors from the vector store, where its embedding jobs put them
+    served = EndpointModel.from_config(snakemake.wildcards.model, snakemake.config["models"][snakemake.wildcards.model])
+    vectors = VectorStore(embedding_store(snakemake.config))
+    embedder = endpoint.Embedder(served, vectors, TokenCounter(served.tokenizer, *vectors.chars_per_token(served.endpoint, served.name)),
+                                 endpoint.connector(served))
+    encoder, name = endpoint_encoder(embedder.embed, served.name, served.endpoint), served.name
+    task, encode_kwargs = clsd_task(folder), {"batch_size": served.inputs_per_request}
 else:
     spec = models.model_spec(snakemake.config, snakemake.wildcards.model)
     export = json.loads(Path(snakemake.input.export[0]).read_text(encoding="utf-8")) if snakemake.input.export else None
@@ -44,14 +59,15 @@ else:
     # results are the model's own; int8 or half precision is an mteb experiment (load_experiments="match_name")
     reduced = runs_on["quantize"] != "none" or runs_on["dtype"] != "float32"
     experiment = {key: runs_on[key] for key in ("backend", "quantize", "dtype")} if reduced else None
-    encoder = clsd_encoder(model, models.applied_prefix(spec, model.prompts), spec.name, revision, experiment)
+    encoder, name = clsd_encoder(model, models.applied_prefix(spec, model.prompts), spec.name, revision, experiment), spec.name
     task = clsd_task(folder)
     encode_kwargs = {"batch_size": spec.batch_size}
+if manifest["subsets"]:
     with tempfile.TemporaryDirectory() as predictions:
         result = mteb.evaluate(encoder, tasks=[task], cache=None, prediction_folder=predictions,
                                encode_kwargs=encode_kwargs, show_progress_bar=False).task_results[0]
         predicted = json.loads((Path(predictions) / task.prediction_file_name).read_text(encoding="utf-8"))
-    scores = {view: read_table(path) for view, path in zip(snakemake.params.views, snakemake.input.scores)}
+    scores = {view: read_table(path) for (view,), path in keyed(snakemake.input, "scores").items()}
     check = compare_with_scores(folder, manifest, predicted, scores)
     for row in check:
         logging.info("%s: strict P@1 %.6f with mteb, %s in clsd's scores (%d items)", row["subset"], row["p1_mteb"],
@@ -60,10 +76,10 @@ else:
             logging.warning("%s: items mteb and clsd score otherwise: %s", row["subset"], row["items_differing"])
     disagree = [row["subset"] for row in check if not row["agree"]]
     if disagree:
-        raise ValueError(f"mteb's P@1 differs from clsd's scores {list(snakemake.input.scores)} in {', '.join(disagree)} on "
+        raise ValueError(f"mteb's P@1 differs from clsd's scores {sorted(keyed(snakemake.input, 'scores').values())} in {', '.join(disagree)} on "
                          f"items clsd did not score as near ties: see {snakemake.log[0]}")
     with locked(Path(cache)):
         ResultCache(cache).save_to_cache(result, encoder.mteb_model_meta, encode_kwargs=encode_kwargs)
-    logging.info("result of %s saved in the mteb results cache %s", spec.name, cache)
+    logging.info("result of %s saved in the mteb results cache %s", name, cache)
 Path(snakemake.output.check).write_text(json.dumps(check, indent=2) + "\n", encoding="utf-8")
 result.to_disk(Path(snakemake.output.result))

@@ -29,6 +29,7 @@ MODEL_MANIFEST = "results/models/{recipe}.json"
 EXPORT = "results/exports/{model}.json"
 SENTINEL = "results/sources/{kind}/{name}.json"
 EMBEDDINGS = "results/embeddings/{model}/{dataset}/{view}.parquet"
+EMBEDDING_REPORT = "results/embeddings/{model}/{dataset}/{view}.json"  # an endpoint model's: what it sent and paid
 SCORES = "results/scores/{model}/{dataset}/{view}.parquet"
 MTEB_RECORD = "results/mteb/{model}/{dataset}.json"
 HF_EXPORT = "results/hf/{dataset}"

@@ -66,9 +66,11 @@ def plain_onnx(store: str | Path, key: str, source: dict[str, Any]) -> Path | No
     return folder / backends.exporter(BASE[0]).FILE if reusable(folder, identity(source, *BASE)) else None
 
 
-def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, plain: Path | None = None) -> dict[str, Any]:
+def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, plain: Path | None = None,
+          model_folder: Path | None = None) -> dict[str, Any]:
     """Export the torch SentenceTransformer `load_model()` returns as `wanted` says into `folder` (deriving it
-    from the float32 ONNX export `plain` instead, when given); returns the record."""
+    from the float32 ONNX export `plain` instead, when given; converting `model_folder`, the model's own files, for a
+    backend converted from them); returns the record."""
     from clsd.embed.backends import onnx as onnx_backend
 
     backend, quantize = wanted["backend"], wanted["quantize"]
@@ -76,13 +78,16 @@ def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, p
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     start = time.perf_counter()
-    if plain is None:
-        raw = partial / "fp32" / onnx_backend.FILE
-        done = {"export": onnx_backend.export_onnx(load_model(), raw)}
+    if backends.backend(backend).from_folder:
+        done = backends.exporter(backend).build(model_folder, partial, quantize)
     else:
-        raw = plain
-        done = {"export": json.loads((plain.parent / RECORD).read_text(encoding="utf-8"))["export"], "derived_from": str(plain)}
-    done |= backends.exporter(backend).build(raw, partial, quantize)
+        if plain is None:
+            raw = partial / "fp32" / onnx_backend.FILE
+            done = {"export": onnx_backend.export_onnx(load_model(), raw)}
+        else:
+            raw = plain
+            done = {"export": json.loads((plain.parent / RECORD).read_text(encoding="utf-8"))["export"], "derived_from": str(plain)}
+        done |= backends.exporter(backend).build(raw, partial, quantize)
     shutil.rmtree(partial / "fp32", ignore_errors=True)
     record = {"identity": wanted, **done, "seconds": round(time.perf_counter() - start, 1), "files": checksums(partial)}
     (partial / RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
@@ -105,6 +110,8 @@ def ensure(store: str | Path, spec: models.ModelSpec, source: dict[str, Any]) ->
         log.info("reusing the export in %s", folder)
     else:
         reference = dataclasses.replace(spec, backend=backends.REFERENCE, quantize="none", dtype="float32")
-        plain = plain_onnx(store, spec.key, source) if (spec.backend, spec.quantize) != BASE else None
-        record = build(lambda: models.load_model(reference, "cpu")[0], wanted, folder, plain)
+        from_folder = backends.backend(spec.backend).from_folder
+        plain = plain_onnx(store, spec.key, source) if (spec.backend, spec.quantize) != BASE and not from_folder else None
+        record = build(lambda: models.load_model(reference, "cpu")[0], wanted, folder, plain,
+                       Path(spec.load_from) if from_folder else None)
     return {"file": str(folder / backends.exporter(spec.backend).FILE), "folder": str(folder), "reused": reused, **record}

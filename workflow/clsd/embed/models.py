@@ -23,6 +23,7 @@ from clsd.core.keys import text_key
 from clsd.core.provenance import cpu_features
 from clsd.embed import backends
 from clsd.embed.locations import model_folder
+from clsd.embed.served import EndpointModel
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,10 @@ def model_identity(config: dict[str, Any], name: str) -> dict[str, Any]:
     """What a model's embeddings depend on (its rule params): every setting but the folder it loads from, a path on
     this machine (a moved run reruns nothing), and, for a `local` model, its `name`, a display name there (renaming it
     reruns nothing). The content of a pypi or local model's folder is an input through its manifest or checksum
-    sentinel; a hub model's `name` is its id, and stays."""
+    sentinel; a hub model's `name` is its id, and stays. A model served behind an endpoint has its own identity
+    (clsd.embed.served)."""
+    if config["models"][name]["source"] == "endpoint":
+        return EndpointModel.from_config(name, config["models"][name]).identity()
     left_out = {"load_from"} | ({"name"} if config["models"][name]["source"] == "local" else set())
     return {key: value for key, value in dataclasses.asdict(model_spec(config, name)).items() if key not in left_out}
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from clsd.config import local_gguf, response_store
+from clsd.core.client import ChatClient, Interrupted, on_this_machine
 from clsd.core.io import sha256_file
-from clsd.generate.client import ChatClient, Interrupted, on_this_machine
 from clsd.generate.llm import Generator, Validator
 from clsd.generate.server import LlamaServer, auto_slots, server_program, sigterm_as_interrupt
 from clsd.generate.settings import Settings

@@ -34,11 +34,11 @@ from typing import Any, Callable, Protocol
 import polars as pl
 from tqdm import tqdm
 
+from clsd.core.client import ChatClient, Completion, EndpointError, Interrupted
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.generate.batch import Batches, Request
-from clsd.generate.client import ChatClient, Completion, EndpointError, Interrupted
 from clsd.generate.parse import WHOLE_ANSWER, Parsed, first_words, parse_answer
 from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key

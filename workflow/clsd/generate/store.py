@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from clsd.core.sqlite import open_database
 
 #: The columns of a stored response, shared by `responses` and `superseded` (forgotten or replaced answers).
 RESPONSE_COLUMNS = """
@@ -169,12 +170,8 @@ class ResponseStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        self._db = open_database(self.path, SCHEMA)
         self._db.execute("BEGIN IMMEDIATE")  # one migration at a time when several jobs open an older store
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
         for column, kind in ADDED.items():  # a store written before these columns existed: migrated in place

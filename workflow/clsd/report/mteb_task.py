@@ -19,7 +19,7 @@ mteb results cache.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, get_args
@@ -206,6 +206,25 @@ def clsd_encoder(model: Any, applied_prefix: str, name: str, revision: str, expe
     wrapper.mteb_model_meta = wrapper.mteb_model_meta.model_copy(
         update={"name": name, "revision": revision, "experiment_kwargs": experiment or None})
     return wrapper
+
+
+def endpoint_encoder(embed: Callable[[list[str]], Any], name: str, revision: str) -> Any:
+    """An mteb encoder of a model served behind an endpoint: `embed` (clsd.embed.endpoint.Embedder.embed: the model's
+    prefix before every text, vectors from the vector store, so what the embedding job stored is not sent again) encodes
+    queries and candidates alike; its metadata names the endpoint's model `name` at `revision` (the endpoint), scored by
+    cosine as clsd scores."""
+    from mteb.models.abs_encoder import AbsEncoder
+    from mteb.models.model_meta import ModelMeta, ScoringFunction
+
+    class EndpointEncoder(AbsEncoder):
+        def __init__(self) -> None:
+            self.mteb_model_meta = ModelMeta.create_empty(overwrites={"name": name, "revision": revision, "loader": type(self),
+                                                                      "similarity_fn_name": ScoringFunction.COSINE})
+
+        def encode(self, inputs: Any, **kwargs: Any) -> Any:
+            return embed([text for batch in inputs for text in batch["text"]])
+
+    return EndpointEncoder()
 
 
 def qrels_of(folder: Path, subset: str) -> dict[str, dict[str, int]]:

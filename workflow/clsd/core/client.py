@@ -1,11 +1,13 @@
-"""Chat completions through the `openai` package against any OpenAI-compatible endpoint.
+"""Chat completions and embeddings through the `openai` package against any OpenAI-compatible endpoint: one client
+for distractor generation and the judge (clsd.generate) and for embedding models served behind an endpoint
+(clsd.embed.endpoint).
 
 Transport faults are retried with tenacity: 429, 5xx, timeouts and connection errors, with exponential backoff
 and jitter, honouring `Retry-After`. An HTTP 200 that is no chat completion (not JSON, an HTML page, JSON without
 choices) arrived, so it may be billed: it is asked once more (a proxy's hiccup), and the second such answer of the
 job stops it ("the endpoint does not answer chat completions"). 400/401/403/404 are not retried:
 they raise `RequestRejected` with the server's message. Requests start no faster than the configured
-requests-per-minute. Every error that leaves the client names the endpoint URL (never the API key).
+requests-per-minute, and an embeddings request no sooner than the tokens-per-minute allow. Every error that leaves the client names the endpoint URL (never the API key).
 
 Three failures are deterministic and stop at once instead of being retried: the local llama.cpp server
 process has exited (`exited` reports its exit code), a connection to this machine (127.0.0.1, localhost) is
@@ -95,6 +97,16 @@ class Interrupted(EndpointError):
 
 
 @dataclass(frozen=True)
+class Embedded:
+    """One answer of `POST /embeddings` as it came: (index, vector) of each item of its `data`, in the order sent back
+    (the caller checks them against its inputs), and the input tokens the endpoint counted (None without usage)."""
+
+    data: list[tuple[Any, list[float]]]
+    prompt_tokens: int | None
+    latency_s: float
+
+
+@dataclass(frozen=True)
 class Completion:
     """One answer: its text, why it ended, its tokens, the seconds it took, and the tokens a llama.cpp server drafted
     and accepted by speculative decoding (its `timings`; None from other endpoints)."""
@@ -164,21 +176,22 @@ class RetryAfterOrBackoff:
 
 
 class RateLimiter:
-    """Spaces request starts to at most `per_minute` a minute (None: no limit)."""
+    """Spaces request starts to at most `per_minute` a minute (None: no limit); a request that weighs `amount` (its
+    tokens, against a tokens-per-minute limit) holds back the next one `amount` times as long."""
 
     def __init__(self, per_minute: float | None) -> None:
         self.interval = 60.0 / per_minute if per_minute else 0.0
         self._next = 0.0
         self._lock = threading.Lock()
 
-    def wait(self, stopping: threading.Event) -> None:
+    def wait(self, stopping: threading.Event, amount: float = 1.0) -> None:
         """Sleep until this request may start (cut short when `stopping` is set)."""
         if not self.interval:
             return
         with self._lock:
             now = time.monotonic()
             start = max(now, self._next)
-            self._next = start + self.interval
+            self._next = start + self.interval * amount
         stopping.wait(max(0.0, start - now))
 
 
@@ -197,6 +210,7 @@ class ChatClient:
         timeout: float,
         retries: int,
         requests_per_minute: float | None,
+        tokens_per_minute: float | None = None,
         backoff_initial: float = 1.0,
         backoff_max: float = 60.0,
         exited: Callable[[], int | None] | None = None,
@@ -209,6 +223,7 @@ class ChatClient:
         self.retries = retries
         self.wait = RetryAfterOrBackoff(backoff_initial, backoff_max)
         self.limiter = RateLimiter(requests_per_minute)
+        self.token_limiter = RateLimiter(tokens_per_minute)
         self.exited = exited or (lambda: None)
         self.stopping = threading.Event()
         self.requests = 0
@@ -248,6 +263,25 @@ class ChatClient:
     def complete(self, model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
         """One chat completion, retried on transport faults; a failure raises an EndpointError naming the URL."""
         return self.call(self._once, model, messages, params, structured="response_format" in params)
+
+    def embed(self, model: str, texts: list[str], params: dict[str, Any], tokens: int) -> Embedded:
+        """One embeddings request for `texts` (`params`: e.g. `dimensions`), vectors asked for as JSON floats (what every
+        OpenAI-compatible server speaks), counted, rate-limited (`tokens`, its expected input tokens, against the
+        tokens-per-minute limit) and retried like a completion; a failure raises an EndpointError naming the URL."""
+
+        def once() -> Embedded:
+            self.limiter.wait(self.stopping)
+            self.token_limiter.wait(self.stopping, tokens)
+            if self.stopping.is_set():
+                raise Interrupted(f"{self.url}: interrupted before the request was sent")
+            self._count("requests")
+            start = time.perf_counter()
+            response = self.client.embeddings.create(model=model, input=texts, encoding_format="float", **params)
+            usage = getattr(response, "usage", None)
+            return Embedded([(getattr(item, "index", None), item.embedding) for item in response.data or []],
+                            getattr(usage, "prompt_tokens", None), time.perf_counter() - start)
+
+        return self.call(once)
 
     def api(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Another request to the endpoint (the Batch API's files and batches: `call` is a method of `self.client`),
