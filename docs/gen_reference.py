@@ -21,6 +21,7 @@ from typing import Any
 
 import mkdocs_gen_files
 import yaml
+from markdown.extensions.toc import slugify
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -133,7 +134,14 @@ def walk(node: dict[str, Any], path: str, schema: dict[str, Any], sections: list
         if extra:
             text = f"{text} ({extra})" if text else f"({extra})"
         default = f"`{flow(child['default'])}`" if "default" in child else "—"
-        section.rows.append(Row(child_path, type_of(child, schema), default, text))
+        kind = type_of(child, schema)
+        mapped = child.get("additionalProperties")
+        if "properties" in child:
+            kind = f"{kind}: [its keys](#{slugify(child_path, '-')})"
+        elif isinstance(mapped, dict) and "properties" in resolve(mapped, schema):
+            name = f"{child_path}.{NAMES.get(key, '<name>')}"
+            kind = f"{kind}: [its keys](#{slugify(name, '-')})"
+        section.rows.append(Row(child_path, kind, default, text))
         if "properties" in child:
             children.append((child, child_path, child.get("description", "")))
         for branch in child.get("oneOf", []):
@@ -177,7 +185,9 @@ def config_page(schema: dict[str, Any]) -> str:
         lines += ["| key | type | default | description |", "|---|---|---|---|"]
         for row in section.rows:
             default = row.default.replace("|", "\\|")
-            lines.append(f"| `{row.path}` | {escape(row.type)} | {default} | {escape(row.description)} |")
+            kind, _, link = row.type.partition(": [")
+            kind = escape(kind) + (f": [{link}" if link else "")
+            lines.append(f"| `{row.path}` | {kind} | {default} | {escape(row.description)} |")
         lines.append("")
     return "\n".join(lines)
 
