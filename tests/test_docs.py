@@ -11,6 +11,8 @@
   function exists and every word of the command is a string literal of it (the program, `.venv/bin/` and
   `python -m` left off, may instead be a function it calls), so the test runs that command, possibly with more
   options than the page shows (a `--directory`, a `--dry-run`).
+- README.md stays at most 150 lines, and each of its relative links reaches a file (a link into docs/ with an
+  anchor reaches that anchor of the built page).
 - The language-pair guide's config, built the way the guide says (a copy of config.yaml with its datasets
   replaced by the guide's block), is planned by the real Snakemake: its keys, languages, directions and files pass
   every start-up check.
@@ -238,3 +240,25 @@ def test_the_language_pair_guide_plans_its_run(tmp_path):
                             cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "generate_distractors" in result.stdout and "table2" in result.stdout
+
+
+def test_readme_is_short_and_its_links_work(site):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    links = re.findall(r"\]\(([^)#\s]+)(?:#([^)\s]+))?\)", readme)
+    local = [(target, anchor) for target, anchor in links if not re.match(r"[a-z]+:", target)]
+    assert len(local) >= 8, local  # the five guides, Getting started, the outputs, config/README.md
+    broken = []
+    for target, anchor in local:
+        if not (ROOT / target).exists():
+            broken.append(target)
+        elif anchor:
+            assert target.startswith("docs/") and target.endswith(".md"), f"{target}#{anchor}: only pages of docs/ are checked"
+            page = target.removeprefix("docs/").removesuffix(".md")
+            page = "" if page == "index" else page.removesuffix("/index")
+            built = site / page / "index.html"
+            if f'id="{anchor}"' not in built.read_text(encoding="utf-8"):
+                broken.append(f"{target}#{anchor}")
+    assert not broken, broken
+    # two clicks to "my own language pair, evaluated": the README links the guide, whose steps end in Table 2
+    assert ("docs/guides/language-pair.md", "") in local
