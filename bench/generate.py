@@ -92,7 +92,7 @@ SPECULATIVE = {"none": {"type": "none"}, "simple-3-16": {"type": "ngram-simple",
 #: llama.cpp's own sampling parameters by name (`--settings`): generation.local.sampling values.
 SAMPLING = {"none": {}, "xtc-0.5-0.1": {"xtc_probability": 0.5, "xtc_threshold": 0.1},
             "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15}}
-#: Today's default (the paper's prompt, no drafting) against the shipped one: the README's comparison.
+#: Today's default (the paper's prompt, no drafting) against the shipped one: the comparison in docs/benchmarks.md.
 DEFAULT_SETTINGS = "paper-v1:none:none,local-v1:xtc-0.5-0.1:none,local-v1:xtc-0.5-0.1:simple-3-16"
 
 
