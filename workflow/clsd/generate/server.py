@@ -64,7 +64,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-SLOTS_BY_THREADS = ((2, 1),)  # (up to this many threads, slots): measured by bench/generate.py (README)
+SLOTS_BY_THREADS = ((2, 1),)  # (up to this many threads, slots): measured by bench/generate.py (docs/benchmarks.md)
 MAX_AUTO_SLOTS = 4
 LOADED_VARIANT = re.compile(r"libggml-cpu-([\w.]+)\.so")
 

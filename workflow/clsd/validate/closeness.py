@@ -11,7 +11,7 @@ character ratio of about 0.40 in French, German, Czech, Bengali or Hindi (common
 Japanese, while their word ratio is near 0 in every script (median 0-0.10; ICU words where the script has no spaces).
 
 `MIN_CLOSENESS` (config `validation.min_closeness`) was chosen on the published GPT-4 distractors and on unrelated
-sentence pairs (README, "Distractor validation"): at 0.25 it rejects 4 of the 800 GPT-4 distractors of the two
+sentence pairs (docs/validation.md, "Closeness"): at 0.25 it rejects 4 of the 800 GPT-4 distractors of the two
 50-item published slices (0.5%: four complete rewrites on the same template) and keeps at most 0.4% of random
 pairs of sentences of similar length from the WMT/FLORES test sets in French, German, English, Czech, Japanese,
 Bengali and Hindi.

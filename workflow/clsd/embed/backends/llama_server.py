@@ -1,11 +1,11 @@
 """The llama-server backend: the model converted to GGUF and served by llama.cpp's `llama-server --embeddings` on
 127.0.0.1 for the embedding job, which asks it through the one OpenAI-compatible client (clsd.core.client).
 
-Measured faster than bare torch at equal P@1 on a 2-core AMD EPYC (bench/embed_server.py, README): EmbeddingGemma
-1.68× in float16, all-MiniLM-L6-v2 1.02-1.21×. Unlike the other backends it stands in for the whole model, not its
-transformer only: llama.cpp tokenises, pools and normalises (the conversion keeps the model's sentence-transformers
-Dense modules; the named prompt and the prefix are still applied by clsd, as text). Its vectors agree with torch's
-to a cosine of 0.99999 in float16 (llama.cpp computes GELU from a float16 table), 0.999 in int8.
+Measured faster than bare torch at equal P@1 on a 2-core AMD EPYC (bench/embed_server.py, docs/benchmarks.md):
+EmbeddingGemma 1.68× in float16, all-MiniLM-L6-v2 1.02-1.21×. Unlike the other backends it stands in for the whole
+model, not its transformer only: llama.cpp tokenises, pools and normalises (the conversion keeps the model's
+sentence-transformers Dense modules; the named prompt and the prefix are still applied by clsd, as text). Its vectors
+agree with torch's to a cosine of 0.99999 in float16 (llama.cpp computes GELU from a float16 table), 0.999 in int8.
 
 The export (rule export_model) converts the model's folder with llama.cpp's own `convert_hf_to_gguf.py`, which ships
 in the pinned llama-cpp-python sdist that install.sh builds the server from (clsd.generate.server_build): float16
