@@ -216,6 +216,13 @@ def test_the_rule_rejects_a_command_nobody_runs():
     assert commands("bash install.sh && .venv/bin/snakemake --cores 2   # run it\n") == ["bash install.sh", ".venv/bin/snakemake --cores 2"]
 
 
+def test_the_language_pair_guide_finds_its_languages():
+    """The guide's step 1, as written: both languages of the example pair are entries of the registry."""
+    result = subprocess.run(["grep", "-E", "^(cs|en):", "resources/languages.yaml"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0
+    assert sorted(line.split(":")[0] for line in result.stdout.splitlines()) == ["cs", "en"]
+
+
 def test_the_language_pair_guide_plans_its_run(tmp_path):
     """The guide's steps 2 and 3: config.yaml copied, its datasets replaced by the guide's block, then planned by the
     real Snakemake (a dry run: the start-up checks and the DAG, no generation). Paths are the checkout's, as when
