@@ -11,6 +11,8 @@
   function exists and every word of the command is a string literal of it (the program, `.venv/bin/` and
   `python -m` left off, may instead be a function it calls), so the test runs that command, possibly with more
   options than the page shows (a `--directory`, a `--dry-run`).
+- Every YAML block marked `<!-- config -->` is part of a valid config: put over `config.yaml` (its top-level keys
+  replacing those of the file), it passes `workflow/schemas/config.schema.yaml`.
 - README.md stays at most 150 lines, and each of its relative links reaches a file (a link into docs/ with an
   anchor reaches that anchor of the built page).
 - The language-pair guide's config, built the way the guide says (a copy of config.yaml with its datasets
@@ -37,6 +39,7 @@ from conftest import MODEL_STORE, ROOT, WMT
 
 DOCS = ROOT / "docs"
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+CONFIG_BLOCK = re.compile(r"<!-- config -->\n```yaml\n(?P<body>.*?)\n```", re.DOTALL)
 RUNNABLE = re.compile(r"<!-- runnable: (?P<places>[^>]+?) -->\n```[^\n]*\n(?P<body>.*?)\n```", re.DOTALL)
 #: A map's key (a dataset's or model's name) in a key path of the reference, e.g. `datasets.<dataset>.label`.
 NAME = r"<[a-z_]+>"
@@ -269,3 +272,19 @@ def test_readme_is_short_and_its_links_work(site):
     assert not broken, broken
     # two clicks to "my own language pair, evaluated": the README links the guide, whose steps end in Table 2
     assert ("docs/guides/language-pair.md", "") in local
+
+
+def test_config_examples_of_the_guides_pass_the_schema():
+    import jsonschema
+
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    base = yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+    blocks = [(page, match["body"]) for page in sorted(DOCS.rglob("*.md"))
+              for match in CONFIG_BLOCK.finditer(page.read_text(encoding="utf-8"))]
+    assert len(blocks) >= 5, blocks
+    for page, body in blocks:
+        config = {**base, **yaml.safe_load(body)}
+        errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in jsonschema.Draft202012Validator(schema).iter_errors(config)]
+        assert not errors, f"{page.relative_to(ROOT)}: {errors}"
+    # the check can fail: a key the schema does not know is an error
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors({**base, "generation": {"modle": "x"}}))
