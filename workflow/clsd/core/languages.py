@@ -13,11 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import jsonschema
-import yaml
-
 from clsd.core.errors import InputError
-from clsd.core.workflow import project_file
+from clsd.core.workflow import project_file, read_checked_yaml
 
 #: Data files this module reads: part of the code identity of every rule that uses it (clsd.core.code), so editing a
 #: language's entry reruns what it changes.
@@ -125,15 +122,7 @@ def registry() -> dict[str, Language]:
 @lru_cache(maxsize=4)
 def read_registry(path: Path) -> dict[str, Language]:
     """Every language of the registry file `path` (validated against its schema once per process)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError(f"the language registry cannot be read ({exc})", path=path) from None
-    schema = yaml.safe_load(project_file(DATA_FILES[1]).read_text(encoding="utf-8"))
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
-    if error is not None:
-        where = ".".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise InputError(f"{where}: {error.message}", path=path)
+    data = read_checked_yaml(path, DATA_FILES[1], "the language registry")
     return {
         iso: Language(
             iso=iso, name=entry["name"], code=entry["code"], lingua=entry["lingua"], wordfreq=entry["wordfreq"],

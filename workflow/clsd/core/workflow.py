@@ -13,6 +13,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from clsd.core.errors import InputError
 
 #: The environment variable naming the workflow's folder (set by the Snakefile).
 ENV = "CLSD_WORKFLOW"
@@ -35,3 +41,19 @@ def project_file(relative: str) -> Path:
     """A file of the project by its path in a checkout: resources/... from the workflow's, anything else (schemas,
     a module's template) from the package's."""
     return (root() if relative.startswith("resources/") else PACKAGE_ROOT) / relative
+
+
+def read_checked_yaml(path: Path, schema: str, what: str) -> Any:
+    """The YAML data of the data file `path` (`what` it is, for the error), valid against the package's schema file
+    `schema` (a path in the checkout): a file that cannot be read or parsed, or the first (best) schema error, is an
+    InputError naming the file and the key."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"{what} cannot be read ({exc})", path=path) from None
+    checker = jsonschema.Draft202012Validator(yaml.safe_load(project_file(schema).read_text(encoding="utf-8")))
+    error = jsonschema.exceptions.best_match(checker.iter_errors(data))
+    if error is not None:
+        key = ".".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise InputError(f"key {key}: {error.message} (schema: {schema})", path=path)
+    return data

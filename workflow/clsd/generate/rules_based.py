@@ -15,13 +15,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
 import polars as pl
-import yaml
 
-from clsd.core.errors import InputError
 from clsd.core.items import N_DISTRACTORS
-from clsd.core.workflow import project_file
+from clsd.core.workflow import read_checked_yaml
 
 #: The schema of the word lists: part of the code identity of the rules that read them (clsd.core.code).
 DATA_FILES = ("workflow/schemas/rules.schema.yaml",)
@@ -59,16 +56,7 @@ class Lexicon:
 
 def read_word_lists(path: str | Path) -> dict:
     """The word lists of `path` as YAML data, valid against workflow/schemas/rules.schema.yaml."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError(f"the rule-based word lists cannot be read ({exc})", path=path) from None
-    schema = yaml.safe_load(project_file(DATA_FILES[0]).read_text(encoding="utf-8"))
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
-    if error is not None:
-        key = ".".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise InputError(f"key {key}: {error.message} (schema: workflow/schemas/rules.schema.yaml)", path=path)
-    return data
+    return read_checked_yaml(Path(path), DATA_FILES[0], "the rule-based word lists")
 
 
 def replace_word(sentence: str, old: str, new: str) -> str:
