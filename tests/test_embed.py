@@ -189,7 +189,7 @@ def build(onnx_file, folder, quantize):
 
 @pytest.fixture
 def fake_backend(tmp_path, monkeypatch):
-    """A new backend as the README says to add one: one module and one registry line."""
+    """A new backend as docs/guides/embedding-models.md says to add one: one module and one registry line."""
     (tmp_path / "fake_backend.py").write_text(FAKE_BACKEND, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "fake_backend", raising=False)

@@ -159,7 +159,7 @@ def test_a_number_is_num_whatever_its_separators_and_final_stop():
 
 def test_the_published_sample_agrees_with_the_hand_tagged_pairs(taggers):
     """Every single-word pair of the published 50-item slices against its hand-made tag (tests/data): the tags agree
-    except on the pairs the gold marks `tagger_says`, and the agreement is what the README states."""
+    except on the pairs the gold marks `tagger_says`, and the agreement is what docs/analysis.md states."""
     import yaml
     from conftest import PUBLISHED, ROOT, require_shared
 
