@@ -115,18 +115,20 @@ def institution(word: str, lang: str) -> bool:
     return False
 
 
-def _party(part: str, lex: Lexicon) -> bool:
+def _party(part: str, lang: str, lex: Lexicon) -> bool:
     """A party named by a nominalised adjective in a compound's first part (*Grünen*-, *Linken*-): capitalised, in
-    -en, an adjective in lower case (its stem takes -e and -en)."""
+    one of the registry's `party_endings`, an adjective in lower case (its stem too, the ending's last letter left
+    off: *grüne*)."""
     low = part[:1].lower() + part[1:]
-    return part[:1].isupper() and part.endswith("en") and lex.common(low) and lex.common(low[:-1])
+    return part[:1].isupper() and any(part.endswith(end) and lex.common(low) and lex.common(low[:-1])
+                                      for end in language(lang).names.party_endings)
 
 
 def name_part(part: str, lang: str, lex: Lexicon) -> bool:
     """Whether the first part of a hyphenated compound names a country, a party or an institution."""
     if ABBREVIATION.match(part) and sum(char.isupper() for char in part) >= 2:
         return lex.common(part) and not lex.common(part + "s")
-    return fold(part) in _territories(lang) or institution(part, lang) or _party(part, lex)
+    return fold(part) in _territories(lang) or institution(part, lang) or _party(part, lang, lex)
 
 
 def compound(word: str, lang: str, lex: Lexicon) -> str | None:

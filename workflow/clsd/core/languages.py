@@ -79,6 +79,7 @@ class Names:
     inflections: tuple[str, ...] = ()
     polities: frozenset[str] = frozenset()
     bodies: frozenset[str] = frozenset()
+    party_endings: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, entry: dict) -> "Names":
