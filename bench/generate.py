@@ -5,16 +5,15 @@ job and its local server) or SIGTERM (to the job) to the job's exit with a stand
 
 With --llama N, the real local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server) on the first N sample
 sentences of each language, setting by setting on the same items in one run: each --settings entry names a prompt
-file, llama.cpp's own sampling (XTC or none), a speculative decoding (see SAMPLING, SPECULATIVE) and, optionally, a
-re-ask prompt (generation.reask_prompt; `repeat` or left out: the same question again); --format and --slots apply
-to all. The default compares today's shipped setting with the paper's prompt. Each setting starts its own
+file, llama.cpp's own sampling (XTC or none) and a speculative decoding (see SAMPLING, SPECULATIVE); --format and
+--slots apply to all. The default compares today's shipped setting with the paper's prompt. Each setting starts its own
 server and store and runs the default run's loop (re-asked up to --attempts times, validated by the rules, closeness
 included), and reports the seconds of generation, seconds per item-language, completion tokens/s, drafted and
 accepted tokens, items with four valid distractors at the first ask, copies and duplicates, the share of every
 sentence written below validation.min_closeness and below the Levenshtein ratio 0.6, the same for the kept
 distractors, and the share valid of all written; then the interrupt figures with the real server.
 
-Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v1:xtc-0.5-0.1:map-k-2-12:local-v1-reask]]
+Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v1:xtc-0.5-0.1:simple-3-16]]
 Prints and writes bench/results/generate.json, with the CPU's instruction sets. Run it on an otherwise idle machine:
 llama.cpp falls to a few tokens/s when other processes compete for its cores.
 """
@@ -100,30 +99,26 @@ DEFAULT_SETTINGS = "paper-v1:none:none,local-v1:xtc-0.5-0.1:none,local-v1:xtc-0.
 @dataclass(frozen=True)
 class LlamaSetting:
     """One configuration of the local LLM: prompt file (resources/prompts/<prompt>.txt), llama.cpp sampling,
-    speculative decoding, re-ask prompt (resources/prompts/<reask>.txt; `repeat`: the same question), answer format
-    and slots."""
+    speculative decoding, answer format and slots."""
 
     prompt: str
     sampling: str = "none"
     speculative: str = "none"
-    reask: str = "repeat"
     answer_format: str = "json"
     slots: int = 1
 
     @classmethod
     def parse(cls, spec: str, answer_format: str, slots: int) -> LlamaSetting:
-        """`prompt:sampling:speculative[:reask]` (names of SAMPLING and SPECULATIVE, a re-ask prompt file or `repeat`),
-        e.g. `local-v1:xtc-0.5-0.1:map-k-2-12:local-v1-reask`."""
-        prompt, sampling, speculative, *reask = spec.split(":")
-        if sampling not in SAMPLING or speculative not in SPECULATIVE or len(reask) > 1:
-            raise SystemExit(f"--settings {spec!r}: prompt:sampling:speculative[:reask], sampling one of {', '.join(SAMPLING)}, "
-                             f"speculative one of {', '.join(SPECULATIVE)}")
-        return cls(prompt, sampling, speculative, reask[0] if reask else "repeat", answer_format, slots)
+        """`prompt:sampling:speculative` (names of SAMPLING and SPECULATIVE), e.g. `local-v1:xtc-0.5-0.1:simple-3-16`."""
+        prompt, sampling, speculative = spec.split(":")
+        if sampling not in SAMPLING or speculative not in SPECULATIVE:
+            raise SystemExit(f"--settings {spec!r}: sampling one of {', '.join(SAMPLING)}, speculative one of {', '.join(SPECULATIVE)}")
+        return cls(prompt, sampling, speculative, answer_format, slots)
 
     @property
     def name(self) -> str:
-        return (f"{self.prompt}, sampling {self.sampling}, speculative {self.speculative}, re-ask {self.reask}, "
-                f"{self.answer_format}, {self.slots} slot(s)")
+        return (f"{self.prompt}, sampling {self.sampling}, speculative {self.speculative}, {self.answer_format}, "
+                f"{self.slots} slot(s)")
 
 
 def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
@@ -148,12 +143,10 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     from clsd.generate.server import LlamaServer
     from clsd.validate.rules import Validator
 
-    prompts = ROOT / "resources/prompts"
-    template = (prompts / f"{setting.prompt}.txt").read_text(encoding="utf-8")
-    reask = None if setting.reask == "repeat" else (prompts / f"{setting.reask}.txt").read_text(encoding="utf-8")
+    template = (ROOT / "resources/prompts" / f"{setting.prompt}.txt").read_text(encoding="utf-8")
     settings = Settings(model="qwen", template=template, endpoint="gguf:bench", concurrency=setting.slots,
                         max_attempts=attempts, answer_format=setting.answer_format,
-                        extra=tuple(sorted(SAMPLING[setting.sampling].items())), reask_template=reask)
+                        extra=tuple(sorted(SAMPLING[setting.sampling].items())))
     server = LlamaServer(gguf, threads=threads, slots=setting.slots, speculative=SPECULATIVE[setting.speculative])
     started = time.perf_counter()
     per_lang, kept, written = {}, [], []
@@ -177,7 +170,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     rejects = sum((Counter(r["rejects"]) for r in reports), Counter())
     item_langs = n * len(langs)
     figures = {"setting": setting.name, "prompt": setting.prompt, "sampling": SAMPLING[setting.sampling],
-               "speculative": SPECULATIVE[setting.speculative], "reask": setting.reask,
+               "speculative": SPECULATIVE[setting.speculative],
                "answer_format": setting.answer_format, "slots": setting.slots, "threads": threads,
                "cpu_variant": server.variant, "server_start_seconds": round(server_start, 1), "item_languages": item_langs,
                "requests": total("new_responses"), "seconds": round(seconds, 1),
@@ -260,9 +253,8 @@ def main() -> None:
     parser.add_argument("--llama", type=int, default=0,
                         help="sample sentences per language for each setting of the local LLM (0: skip; 12: the default run's)")
     parser.add_argument("--settings", default=DEFAULT_SETTINGS,
-                        help="comma-separated prompt:sampling:speculative[:reask] settings (resources/prompts/<prompt>.txt; "
-                             f"sampling {', '.join(SAMPLING)}; speculative {', '.join(SPECULATIVE)}; reask: a re-ask "
-                             "prompt file's name, or repeat)")
+                        help="comma-separated prompt:sampling:speculative settings (resources/prompts/<prompt>.txt; "
+                             f"sampling {', '.join(SAMPLING)}; speculative {', '.join(SPECULATIVE)})")
     parser.add_argument("--format", default="json", help="answer format of every setting")
     parser.add_argument("--slots", type=int, default=1, help="slots of every setting")
     parser.add_argument("--langs", default="de,fr", help="languages of the sample to generate")

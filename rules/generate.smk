@@ -14,7 +14,6 @@ rule generate_distractors:
     input:
         parallel=paths.PARALLEL,
         prompt=config["generation"]["prompt"],
-        reask_prompt=generate_jobs.reask_prompt_input(config),
         judge_prompt=generate_jobs.judge_prompt_input(config),
         model=generate_jobs.llm_model_input(config),
         gguf=generate_jobs.local_gguf_input(config),
@@ -71,7 +70,6 @@ rule generation_requests:
     input:
         parallel=paths.PARALLEL,
         prompt=config["generation"]["prompt"],
-        reask_prompt=generate_jobs.reask_prompt_input(config),
         judge_prompt=generate_jobs.judge_prompt_input(config),
         model=generate_jobs.llm_model_input(config),
         gguf=generate_jobs.local_gguf_input(config),
@@ -97,7 +95,6 @@ rule generation_estimate:
     input:
         unpack(lambda w: generate_jobs.estimate_inputs(config)),
         prompt=config["generation"]["prompt"],
-        reask_prompt=generate_jobs.reask_prompt_input(config),
         judge_prompt=generate_jobs.judge_prompt_input(config),
     output:
         md="results/generation/estimate.md",

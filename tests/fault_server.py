@@ -6,8 +6,7 @@ the sentence with its words reordered), refusal (HTTP 200 with a refusal and no 
 Retry-After), 500, hang (answer after the client's timeout), malformed (invalid JSON), not_completion (JSON that is
 no chat completion), html (a web page), 400, 401, 401_echo
 (the refused API key in the message), length (cut at max_tokens), malformed_json (an answer that is half a JSON
-object). A re-ask that says what was wrong (more than one message) gets, when its plan says ok, as many new variants
-as it asks for. A request with `response_format` gets the JSON object of four strings instead of a numbered list (the
+object). A request with `response_format` gets the JSON object of four strings instead of a numbered list (the
 plan's faults applied to it: three strings, numbered strings for preamble, a cut object; free_text: the numbered list
 of an endpoint that ignores response_format). Judge
 requests ("Do these two ... sentences have the same meaning?") are answered 1 when sentence B contains one of
@@ -35,8 +34,6 @@ from aiohttp import web
 from clsd.config import load_schema
 
 ENDINGS = {"German": ["heute", "gestern", "morgen", "bald"], "French": ["aujourd'hui", "hier", "demain", "bientôt"]}
-#: What a re-ask that says what was wrong gets (generation.reask_prompt): variants no first answer gives.
-REASK_ENDINGS = {"German": ["abends", "nachts", "früher", "später"], "French": ["ce soir", "cette nuit", "plus tôt", "plus tard"]}
 REFUSAL = "I'm sorry, but I can't help with creating misleading sentences."
 ENGLISH = ["The council met today.", "The bank raised rates yesterday.", "Prices fell again this week.", "Flights were cancelled tomorrow."]
 
@@ -149,9 +146,8 @@ class FaultServer:
             return self._judge(body, content)
         if content.startswith("Does each numbered"):
             return self._judge_item(body, content)
-        question = body["messages"][0]["content"]  # a re-ask that says what was wrong follows the first question
-        language = "German" if "Answer in German!" in question else "French"
-        sentence = question.split("\n", 1)[1].strip()
+        language = "German" if "Answer in German!" in content else "French"
+        sentence = content.split("\n", 1)[1].strip()
         with self._lock:
             plan = next((steps for fragment, steps in self.plans.items() if fragment in sentence), None)
             behaviour = plan.pop(0) if plan else "ok"
@@ -173,8 +169,6 @@ class FaultServer:
             return web.json_response({"foo": 1})
         if behaviour == "html":  # a web page where the API should be (a wrong base_url behind a web server)
             return web.Response(text="<!doctype html><html><body>Welcome</body></html>", content_type="text/html")
-        if len(body["messages"]) > 1 and behaviour == "ok":
-            return self._reask(body, sentence, language)
         lines = distractors_for(sentence, language)
         if body.get("response_format"):
             return self._json_answer(body, behaviour, sentence, lines)
@@ -211,19 +205,6 @@ class FaultServer:
         elif behaviour == "malformed_json":
             text = text[: len(text) // 2]
         return self._answer(body, text)
-
-    def _reask(self, body: dict, sentence: str, language: str) -> web.Response:
-        """A re-ask's answer: as many new variants as it asks for (the JSON schema's length, or `Write N new`), other
-        than the four of a first answer."""
-        schema = body.get("response_format")
-        if schema:
-            count = schema["json_schema"]["schema"]["properties"]["sentences"]["maxItems"]
-        else:
-            count = int(re.search(r"Write (\d+) new", body["messages"][-1]["content"]).group(1))
-        lines = [f"{sentence.rstrip('.')} {word}." for word in REASK_ENDINGS[language]][:count]
-        if schema:
-            return self._answer(body, json.dumps({"sentences": lines}, ensure_ascii=False))
-        return self._answer(body, "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1)))
 
     def _answer(self, body: dict, text: str, finish_reason: str = "stop") -> web.Response:
         return web.json_response({

@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 import signal
 import sqlite3
 import subprocess
@@ -27,7 +26,7 @@ from clsd.validate.judge import Judge, judge_settings
 from clsd.validate.rules import Validator
 from batch_server import BatchServer
 from conftest import ROOT
-from fault_server import REASK_ENDINGS, distractors_for
+from fault_server import distractors_for
 
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 PRICES = {"prompt_per_1k": 0.03, "completion_per_1k": 0.06}
@@ -200,18 +199,14 @@ def test_batch_needs_a_remote_endpoint(tmp_path, monkeypatch):
 
 def vllm_output(request_file, answers: dict[str, str]) -> str:
     """What vLLM's run_batch writes for the requests in `request_file`: each line answered with the fault server's
-    four distractors, or (`answers[fragment]` == "three") only three of them; a re-ask that says what was wrong with
-    as many new ones as it asks for."""
+    four distractors, or (`answers[fragment]` == "three") only three of them."""
     lines = []
     for number, text in enumerate(request_file.read_text().splitlines()):
         request = json.loads(text)
-        messages = request["body"]["messages"]
-        sentence = messages[0]["content"].split("\n", 1)[1].strip()
+        content = request["body"]["messages"][-1]["content"]
+        sentence = content.split("\n", 1)[1].strip()
         found = distractors_for(sentence, "German")
-        if len(messages) > 1:
-            count = int(re.search(r"Write (\d+) new", messages[-1]["content"]).group(1))
-            found = [f"{sentence.rstrip('.')} {word}." for word in REASK_ENDINGS["German"]][:count]
-        elif any(fragment in sentence and answer == "three" for fragment, answer in answers.items()):
+        if any(fragment in sentence and answer == "three" for fragment, answer in answers.items()):
             found = found[:3]
         body = {"id": f"cmpl-{number}", "object": "chat.completion", "model": request["body"]["model"],
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "\n".join(f"{i}. {t}" for i, t in enumerate(found, 1))},
@@ -222,13 +217,12 @@ def vllm_output(request_file, answers: dict[str, str]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def offline_generator(store: ResponseStore, reask: str | None = None) -> llm.Generator:
-    """A generator whose endpoint must never be contacted (the offline round trip sends nothing); `reask`: the re-ask
-    template (generation.reask_prompt)."""
+def offline_generator(store: ResponseStore) -> llm.Generator:
+    """A generator whose endpoint must never be contacted (the offline round trip sends nothing)."""
     def connect() -> ChatClient:
         raise AssertionError("the offline round trip contacted the endpoint")
 
-    settings = Settings(model="qwen", template=TEMPLATE, endpoint="http://localhost:8000/v1", reask_template=reask)
+    settings = Settings(model="qwen", template=TEMPLATE, endpoint="http://localhost:8000/v1")
     return llm.Generator(settings, store, connect, dataset="d", lang="de", run=store.start_run("d", "de", settings.endpoint, "qwen"))
 
 
@@ -259,29 +253,6 @@ def test_the_vllm_round_trip_answers_every_attempt_from_output_files(tmp_path):
     # the answer read by this run counts as its new response; each answer is stored once, by the run that read it
     assert table["id"].n_unique() == 3 and store.count() == 4 and report["new_responses"] == 1
     assert report["all_runs"]["new_responses"] == 4 and report["cache_hits"] == 4
-
-
-def test_the_vllm_round_trip_answers_a_reask_that_says_what_was_wrong(tmp_path):
-    reask = (ROOT / "resources/prompts/local-v1-reask.txt").read_text()
-    store = ResponseStore(tmp_path / "store.sqlite")
-    requests, output = tmp_path / "de.requests.jsonl", tmp_path / "de.output.jsonl"
-    # round 1: the first requests only (a re-ask's messages hold the answer before it, unknown until it is stored)
-    assert len(offline_generator(store, reask).requests(items(2), "de")) == 2
-    offline.write_requests(requests, offline_generator(store, reask).missing(items(2), "de"), "qwen")
-    output.write_text(vllm_output(requests, {"Stadtrat 1 ": "three"}))
-    with pytest.raises(InputError, match=r"1 requests of this job are not answered"):
-        offline.answer(output, offline_generator(store, reask), items(2), "de", str(requests))
-    # round 2: item 1's re-ask, for the one distractor missing; its output appended to the same file is read
-    offline.write_requests(requests, offline_generator(store, reask).missing(items(2), "de"), "qwen")
-    (line,) = [json.loads(text) for text in requests.read_text().splitlines()]
-    assert [m["role"] for m in line["body"]["messages"]] == ["user", "assistant", "user"]
-    assert "Write 1 new variant(s)" in line["body"]["messages"][-1]["content"]
-    output.write_text(output.read_text() + vllm_output(requests, {}))
-    generator = offline_generator(store, reask)
-    offline.answer(output, generator, items(2), "de", str(requests))
-    table, report = llm.generate(items(2), "de", generator, PRICES, "llm:vllm")
-    assert store.count() == 3 and report["failed"] == [] and report["cache_hits"] == 3
-    assert table.filter(table["id"] == 1)["text"].to_list()[-1] == f"{item(1).rstrip('.')} abends."
 
 
 def test_an_output_line_of_another_job_is_named_by_file_and_line(tmp_path):

@@ -214,21 +214,6 @@ def test_validation_defaults_and_the_judge_prompt(tmp_path):
         cfg.validate(with_change(["validation"], {"judge": True, "judge_prompt": str(tmp_path / "nope.txt")}))
 
 
-def test_a_reask_prompt_must_hold_its_placeholders(tmp_path):
-    llm = copy.deepcopy(MINIMAL)
-    llm["datasets"]["s"]["distractors"] = {"kind": "llm"}
-    llm["generation"] = {"base_url": "http://127.0.0.1:8000/v1", "store": str(tmp_path / "store.sqlite"),
-                         "reask_prompt": "resources/prompts/local-v1-reask.txt"}
-    shipped = cfg.validate(copy.deepcopy(llm))["generation"]["reask_prompt"]
-    assert Path(shipped).resolve() == ROOT / "resources/prompts/local-v1-reask.txt"
-    assert cfg.validate(MINIMAL)["generation"]["reask_prompt"] is None
-    lacking = tmp_path / "reask.txt"
-    lacking.write_text("Wrong: {problems}. Write {count} more.")
-    llm["generation"]["reask_prompt"] = str(lacking)
-    with pytest.raises(InputError, match=r"config key generation\.reask_prompt: template .*reask\.txt' lacks the placeholder\(s\) \{kept\}"):
-        cfg.validate(llm)
-
-
 @pytest.mark.parametrize(("settings", "message"), [
     ({"quantize": "int8"}, r"models\.m\.quantize: int8 needs backend onnx or openvino"),
     ({"backend": "onnx", "dtype": "float16"}, r"models\.m\.dtype: float16 is for the torch or llama-server backend"),

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import replace
 
 import pytest
 from clsd.generate import estimate
@@ -58,26 +57,6 @@ def test_the_store_answers_are_free_and_its_history_replaces_the_defaults(tmp_pa
     found = estimate.estimate("d", "fr", ITEMS, SETTINGS, store, PRICES)
     assert found.stored_items == 2 and found.requests == pytest.approx(1.5)  # only item 2 is still to ask
     assert found.completion_tokens == pytest.approx(1.5 * past.completion_per_char * len(ITEMS[2][1]))
-
-
-def test_a_reask_that_says_what_was_wrong_counts_as_a_reask_and_costs_the_answer_before_it(tmp_path):
-    store = ResponseStore(tmp_path / "store.sqlite")
-    stored(store, ITEMS[0][1], 0, prompt_tokens=28, completion_tokens=65)
-    first = messages_for(TEMPLATE, "fr", ITEMS[0][1])
-    reask = [*first, {"role": "assistant", "content": "{}"}, {"role": "user", "content": "Wrong: copy. Write 1 new."}]
-    key = request_key(SETTINGS.endpoint, SETTINGS.model, reask, SETTINGS.sampling(), 1)
-    store.put(Response(key, SETTINGS.endpoint, SETTINGS.model, reask, SETTINGS.sampling(), 1, "{}", "stop", 60, 20, 0.1))
-    past = estimate.history(store.path, SETTINGS.endpoint, SETTINGS.model, TEMPLATE)
-    assert past.answers == 2 and past.requests_per_item == pytest.approx(2.0)
-    template = "Not usable: {problems}\nKept: {kept}\nWrite {count} new ones."
-    plain = estimate.estimate("d", "fr", ITEMS, SETTINGS, store, PRICES)
-    told = estimate.estimate("d", "fr", ITEMS, replace(SETTINGS, reask_template=template), store, PRICES)
-    # each re-ask of the two items still to ask adds the re-ask prompt and twice a first answer's completion tokens
-    answer = plain.completion_tokens / 2 / 2
-    extra = 2 * math.ceil(len(template) / past.chars_per_token) + 2 * 2 * answer
-    assert told.requests == plain.requests == pytest.approx(4.0)
-    assert told.prompt_tokens == pytest.approx(plain.prompt_tokens + extra)
-    assert any("a re-ask adds the re-ask prompt" in line for line in told.assumptions)
 
 
 def test_the_judge_adds_four_requests_per_generation_request(tmp_path):

@@ -150,45 +150,6 @@ def test_a_reordered_distractor_is_re_asked_and_recorded(tmp_path):
         assert len(server.seen) == 2 and again["text"][0] == fronted(sentence)
 
 
-REASK = (ROOT / "resources/prompts/local-v1-reask.txt").read_text()
-
-
-@pytest.mark.parametrize("answer_format", ["json", "numbered"])
-def test_a_reask_says_what_was_wrong_and_asks_only_for_the_missing_distractors(tmp_path, answer_format):
-    sentence = item("R")
-    kept = distractors_for(sentence, "German")[1:]
-    with FaultServer(plans={"Stadtrat R ": ["reorder", "ok"]}) as server:
-        store = ResponseStore(tmp_path / "store.sqlite")
-        settings = Settings(model="fault", template=TEMPLATE, endpoint=server.base_url, answer_format=answer_format,
-                            reask_template=REASK)
-        connect = lambda: ChatClient(base_url=server.base_url, api_key="k", timeout=3, retries=0, requests_per_minute=None)  # noqa: E731
-        table, report = llm.generate([(0, sentence)], "de", llm.Generator(settings, store, connect, Validator("de")), {}, "llm:fault")
-        assert len(server.seen) == 2
-        first, reask = (seen.body for seen in server.seen)
-        # the re-ask holds the question, the model's answer as its own turn, and what was wrong, what is kept and how
-        # many are missing: one sentence, not four
-        assert [m["role"] for m in reask["messages"]] == ["user", "assistant", "user"]
-        assert reask["messages"][0] == first["messages"][0]
-        assert reask["messages"][1]["content"] == store.get(report_key(store, 0)).text
-        told = reask["messages"][2]["content"]
-        assert f"- “{fronted(sentence)}”: it only moves words around, which keeps the meaning." in told
-        assert all(f"- “{text}”" in told for text in kept) and "Write 1 new variant(s) of the sentence, in German." in told
-        if answer_format == "json":
-            assert reask["response_format"]["json_schema"]["schema"]["properties"]["sentences"]["maxItems"] == 1
-            assert first["response_format"]["json_schema"]["schema"]["properties"]["sentences"]["maxItems"] == 4
-        assert table["text"].to_list() == kept + [f"{sentence.rstrip('.')} abends."]
-        assert report["rejects"] == {"reorder": 1} and report["attempts"] == 2
-        assert report["sentences"] == {"written": 5, "valid": 4, "kept": 4, "unused": 0, "share_valid": 0.8}
-        # a rerun builds the same re-ask from the stored answer and asks nothing
-        again, replayed = llm.generate([(0, sentence)], "de", llm.Generator(settings, store, connect, Validator("de")), {}, "llm:fault")
-        assert len(server.seen) == 2 and replayed["cache_hits"] == 2 and again.equals(table)
-
-
-def report_key(store: ResponseStore, attempt: int) -> str:
-    """The key of the stored answer of `attempt` (a store holding one item's answers)."""
-    return store._db.execute("SELECT key FROM responses WHERE attempt = ?", (attempt,)).fetchone()[0]
-
-
 def test_an_answer_cut_at_max_tokens_never_gives_its_last_sentence(tmp_path, caplog):
     """Scripts that cost many tokens per word (Bengali, Hindi) hit max_tokens: the cut-off fourth sentence is
     rejected as `truncated` and asked again, never scored as a distractor."""

@@ -111,8 +111,6 @@ def check(config: dict[str, Any]) -> None:
         config["validation"]["judge_prompt"] = JUDGE_PROMPTS[config["validation"]["judge_per"]]
     config["validation"]["judge_prompt"] = resource(config["validation"]["judge_prompt"])
     config["generation"]["prompt"] = resource(config["generation"]["prompt"])
-    if config["generation"]["reask_prompt"] is not None:
-        config["generation"]["reask_prompt"] = resource(config["generation"]["reask_prompt"])
     check_unique_labels(config)
     check_views(config)
     check_pivot(config)
@@ -277,8 +275,6 @@ def check_generation(config: dict[str, Any]) -> None:
     generation = config["generation"]
     if llm_datasets(config):
         check_template(generation["prompt"], "generation.prompt", ("{language}", "{sentence}"))
-        if generation["reask_prompt"] is not None:
-            check_template(generation["reask_prompt"], "generation.reask_prompt", ("{problems}", "{kept}", "{count}"))
     if config["validation"]["judge"]:
         placeholder = "{distractors}" if config["validation"]["judge_per"] == "item" else "{distractor}"
         check_template(config["validation"]["judge_prompt"], "validation.judge_prompt", ("{language}", "{target}", placeholder))

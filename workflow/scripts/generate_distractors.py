@@ -22,7 +22,6 @@ from clsd.core.languages import language
 from clsd.core.paths import REQUESTS
 from clsd.generate import estimate, llm, offline
 from clsd.generate.endpoint import open_endpoint
-from clsd.generate.jobs import read_reask_template
 from clsd.generate.settings import generation_settings
 from clsd.validate import judge as judges
 from clsd.validate.rules import Validator
@@ -41,7 +40,7 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
         judge = judges.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang,
                               snakemake.config["validation"]["judge_per"], **origin)
     settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id,
-                                   endpoint.concurrency, read_reask_template(snakemake.input.reask_prompt))
+                                   endpoint.concurrency)
     batch = llm.Batching(generation["batch_poll_s"], generation["retries"]) if generation["batch"] else None
     generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], min_closeness=validation["min_closeness"], **judges.validator_judge(judge)),
                                    lang=lang, batch=batch, **origin)

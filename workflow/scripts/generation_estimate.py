@@ -12,7 +12,6 @@ from clsd.core.io import read_table
 from clsd.core.paths import keyed
 from clsd.embed.model_store import RECIPES
 from clsd.generate import estimate
-from clsd.generate.jobs import read_reask_template
 from clsd.generate.settings import generation_settings
 from clsd.generate.store import ResponseStore
 
@@ -20,8 +19,7 @@ logs.to_file(snakemake.log[0])
 generation = snakemake.config["generation"]
 recipe = RECIPES.get(generation["local"]["recipe"])
 settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"),
-                               estimate.planned_endpoint(generation, recipe.weights_sha256 if recipe else None),
-                               reask_template=read_reask_template(snakemake.input.reask_prompt))
+                               estimate.planned_endpoint(generation, recipe.weights_sha256 if recipe else None))
 judge = None
 if snakemake.input.judge_prompt:
     judge = (Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), snakemake.config["validation"]["judge_per"])

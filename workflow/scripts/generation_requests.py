@@ -11,7 +11,6 @@ from clsd.core import logs
 from clsd.core.io import read_table
 from clsd.generate import offline
 from clsd.generate.endpoint import open_endpoint
-from clsd.generate.jobs import read_reask_template
 from clsd.generate.settings import generation_settings
 from clsd.validate import judge as judges
 from clsd.validate.rules import Validator
@@ -28,8 +27,7 @@ with open_endpoint(snakemake.config, snakemake.input.model, 1, snakemake.log[0])
     if validation["judge"]:
         judge = judges.asking(endpoint, Path(snakemake.input.judge_prompt[0]).read_text(encoding="utf-8"), lang,
                               snakemake.config["validation"]["judge_per"], dataset=dataset)
-    settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id,
-                                   reask_template=read_reask_template(snakemake.input.reask_prompt))
+    settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id)
     generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], min_closeness=validation["min_closeness"], **judges.validator_judge(judge)),
                                    dataset=dataset, lang=lang)
     missing = generator.missing(items, lang)

@@ -75,7 +75,7 @@ def history(store_path: Path, endpoint: str, model: str, template: str) -> Histo
         messages = json.loads(messages_json)
         prompt_chars += content_chars(messages)
         prompt_tokens += max(prompt - TEMPLATE_TOKENS, 1)
-        match = pattern.fullmatch(messages[0]["content"])  # a re-ask that says what was wrong starts with the question
+        match = pattern.fullmatch(messages[-1]["content"])
         if match is None or completion is None:
             continue  # a judge's request, or another prompt
         sentence = match.group("sentence")
@@ -139,17 +139,12 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
         completion = per_item * sum(past.completion_per_char * len(sentence) for sentence, _ in to_ask)
     else:
         completion = per_item * sum(4 * len(sentence) / cpt + ANSWER_OVERHEAD_TOKENS for sentence, _ in to_ask)
-    if settings.reask_template is not None:  # a re-ask also sends the answer before it and what was wrong with it
-        told = math.ceil(len(settings.reask_template) / cpt)
-        prompt += (per_item - 1) * len(to_ask) * told + (per_item - 1) * 2 * completion / per_item
     result = Estimate(dataset, lang, len(items), len(items) - len(to_ask), requests, prompt, completion)
     source = f"the store's {past.answers} earlier answers of this endpoint and model" if past.answers else "defaults"
     result.assumptions = [
         f"{per_item:.2f} requests per item to ask ({'history' if past.requests_per_item else f'default re-ask rate {DEFAULT_REASK_RATE}'}); "
         f"an item whose first request is stored is replayed whole",
-        f"{cpt:.2f} characters per prompt token ({'history' if past.chars_per_token else 'default'}) + {TEMPLATE_TOKENS} per request"
-        + ("; a re-ask adds the re-ask prompt and twice an answer (the answer before and what was wrong with it)"
-           if settings.reask_template is not None else ""),
+        f"{cpt:.2f} characters per prompt token ({'history' if past.chars_per_token else 'default'}) + {TEMPLATE_TOKENS} per request",
         "completion tokens from " + (source if past.completion_per_char is not None
                                      else f"four sentences as long as the one asked about + {ANSWER_OVERHEAD_TOKENS}"),
     ]

@@ -7,7 +7,6 @@ The LLM endpoint's inputs and threads serve the judge of rules/validate.smk too:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from clsd.config import llm_datasets, repo_file, response_store, uses_llm
@@ -32,17 +31,6 @@ def judge_prompt_input(config: Config) -> list[str]:
     """The judge's template, an input only when the judge is on."""
     validation = config["validation"]
     return [validation["judge_prompt"]] if validation["judge"] else []
-
-
-def reask_prompt_input(config: Config) -> list[str]:
-    """The re-ask template (generation.reask_prompt), an input only when one is set."""
-    reask = config["generation"]["reask_prompt"]
-    return [] if reask is None else [reask]
-
-
-def read_reask_template(paths_: list[str]) -> str | None:
-    """The re-ask template's text from the job's `reask_prompt` input (empty: None, the same question again)."""
-    return Path(paths_[0]).read_text(encoding="utf-8") if paths_ else None
 
 
 def llm_model_input(config: Config) -> list[str]:

@@ -1,6 +1,5 @@
 """LLM distractor generation: one request per sentence and language, stored before parsing, re-asked
-with a new attempt number while fewer than four valid distractors come back (the same question, or with
-`generation.reask_prompt` one that says what was wrong and asks for those missing: clsd.generate.reask).
+with a new attempt number while fewer than four valid distractors come back.
 
 Responses come from the store whenever the same request (endpoint, model, messages, sampling parameters,
 attempt) was answered before, so a rerun, or a rerun after deleting results/, makes no request at all; the
@@ -39,7 +38,6 @@ from clsd.core.client import ChatClient, Completion, EndpointError, Interrupted
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.text import normalise
-from clsd.generate import reask
 from clsd.generate.batch import Batches, Request
 from clsd.generate.parse import WHOLE_ANSWER, Parsed, first_words, parse_answer
 from clsd.generate.settings import Settings
@@ -270,39 +268,32 @@ class Generator:
 
     def one(self, item_id: int, sentence: str, lang: str) -> Outcome:
         """Ask until four valid distractors came back or the attempts are used up; a distractor the validator
-        rejects (a reorder, a non-word, a paraphrase by the judge) is replaced by asking again: the same question,
-        or with `reask_template` a re-ask that says what was wrong and asks for those missing (clsd.generate.reask)."""
+        rejects (a reorder, a non-word, a paraphrase by the judge) is replaced by asking again."""
         outcome = Outcome(item_id, lang)
-        first = messages = messages_for(self.settings.template, lang, sentence)
-        count = N_DISTRACTORS  # sentences asked for: four, then with a re-ask prompt those still missing
-        parse = functools.cache(lambda text, truncated=False, count=N_DISTRACTORS: parse_answer(
-            text, sentence, lang, truncated, self.settings.answer_format, count))
+        messages = messages_for(self.settings.template, lang, sentence)
+        parse = functools.cache(lambda text, truncated=False: parse_answer(text, sentence, lang, truncated,
+                                                                            self.settings.answer_format))
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
-            asked = count
-            extra = {"response_format": reask.response_format(asked)} if (
-                asked != N_DISTRACTORS and self.settings.answer_format == "json") else None
-            response = self.response(messages, attempt, lang=lang, extra=extra,
-                                     usable=lambda text: bool(parse(text, count=asked).accepted))
+            response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
             if self._stopping.is_set():  # interrupted while it was asked: stored, but neither checked nor asked again
                 raise Interrupted("interrupted: the answer is stored, nothing more is asked")
             outcome.replayed = outcome.replayed and response.key not in self._asked
             truncated = response.finish_reason == "length"
-            parsed = parse(response.text, truncated, asked)
+            parsed = parse(response.text, truncated)
             if truncated:
                 lost = "the answer is unusable" if parsed.no_list else "its last sentence is rejected as truncated"
                 log.warning("item %s (%s), attempt %d: the answer was cut at max_tokens=%d; %s "
                             "(raise generation.max_tokens for this language)", item_id, lang, attempt + 1,
                             self.settings.max_tokens, lost)
             outcome.rejects.update(reason for _, reason in parsed.rejected)
-            wrong = [(text, reason) for text, reason in parsed.rejected if reason not in WHOLE_ANSWER]  # told in a re-ask
-            outcome.rejected += [(text, reason, GENERATION) for text, reason in wrong]
+            outcome.rejected += [(text, reason, GENERATION) for text, reason in parsed.rejected if reason not in WHOLE_ANSWER]
             if outcome.refusal is None and any(reason == "refusal" for _, reason in parsed.rejected):
                 outcome.refusal = first_words(response.text)
             if self.settings.answer_format == "json":
                 self._check_format(parsed, response.text)
-            if len(parsed.accepted) < asked and not parsed.no_list and self.settings.answer_format == "numbered":
-                outcome.rejects["short_answer"] += 1  # the list held fewer than asked (a JSON answer holds as many)
+            if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list and self.settings.answer_format == "numbered":
+                outcome.rejects["short_answer"] += 1  # the list held fewer than four (a JSON answer always holds four)
             new: list[str] = []
             for text in parsed.accepted:
                 if normalise(text, lang) not in {normalise(d, lang) for d in outcome.distractors + new}:
@@ -310,7 +301,6 @@ class Generator:
                 else:  # the same as a distractor an earlier answer gave
                     outcome.rejects["duplicate"] += 1
                     outcome.rejected.append((text, "duplicate", GENERATION))
-                    wrong.append((text, "duplicate"))
             # every new sentence is checked at once (a per-item judge asks about all of them in one request); the
             # valid ones fill the free places in answer order
             reasons = self.validator.reasons(sentence, new) if self.validator and new else [None] * len(new)
@@ -318,7 +308,6 @@ class Generator:
                 if reason is not None:
                     outcome.rejects[reason] += 1
                     outcome.rejected.append((text, reason, VALIDATION))
-                    wrong.append((text, reason))
                 elif len(outcome.distractors) < N_DISTRACTORS:
                     outcome.distractors.append(text)
                     outcome.keys.append(response.key)
@@ -326,10 +315,6 @@ class Generator:
                     outcome.unused += 1
             if len(outcome.distractors) == N_DISTRACTORS:
                 return outcome
-            if self.settings.reask_template is not None:
-                count = N_DISTRACTORS - len(outcome.distractors)
-                messages = reask.messages(first, response.text, self.settings.reask_template, lang, outcome.distractors,
-                                          wrong, count, whole=parsed.no_list)
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"
         if outcome.refusal is not None:
             outcome.failure += f" ({outcome.rejects['refusal']} refused: “{outcome.refusal}”)"
@@ -395,13 +380,12 @@ class Generator:
                            batch_failed_lines=batches.failed_lines)
 
     def requests(self, items: list[tuple[int, str]], lang: str) -> dict[str, Request]:
-        """Every generation request the items may send that is known before any answer, by key: each attempt of each
-        item, or with a re-ask template (whose messages hold the answer before) the first attempt."""
+        """Every generation request the items may send (each attempt of each item), by key."""
         params = self.settings.sampling()
         found: dict[str, Request] = {}
         for _, sentence in items:
             messages = messages_for(self.settings.template, lang, sentence)
-            for attempt in range(self.settings.max_attempts if self.settings.reask_template is None else 1):
+            for attempt in range(self.settings.max_attempts):
                 key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
                 found[key] = Request(key, messages, params, attempt)
         return found

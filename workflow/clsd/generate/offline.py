@@ -58,8 +58,6 @@ def ingest(path: str | Path, generator: Generator, items: list[tuple[int, str]],
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}, line {number}: not a JSON object ({exc})") from None
             key = line.get("custom_id") if isinstance(line, dict) else None
-            if key not in known:  # a re-ask that says what was wrong is known once the answer before it is stored
-                known |= generator.missing(items, lang)
             if key not in known:
                 raise InputError(f"{path}, line {number}: custom_id {key!r} is no request of this job (dataset "
                                  f"{generator.dataset}, language {lang}, model {generator.settings.model}, this prompt and "

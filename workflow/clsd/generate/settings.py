@@ -53,7 +53,6 @@ class Settings:
     concurrency: int = 4
     answer_format: str = "numbered"
     extra: tuple[tuple[str, float], ...] = ()  # a local llama.cpp server's own sampling parameters (local.sampling)
-    reask_template: str | None = None  # generation.reask_prompt's text: a re-ask says what was wrong (clsd.generate.reask)
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters of every request (the seed only when one is set), with `answer_format` json the
@@ -69,16 +68,14 @@ class Settings:
         return params
 
 
-def generation_settings(generation: Mapping[str, Any], template: str, endpoint: str, concurrency: int | None = None,
-                        reask_template: str | None = None) -> Settings:
-    """What every generation request sends, from the `generation:` config, the prompt template (and the re-ask
-    template, when generation.reask_prompt is set) and the endpoint id; `concurrency` (a local server's slots)
-    replaces `generation.concurrency`."""
+def generation_settings(generation: Mapping[str, Any], template: str, endpoint: str, concurrency: int | None = None) -> Settings:
+    """What every generation request sends, from the `generation:` config, the prompt template and the endpoint id;
+    `concurrency` (a local server's slots) replaces `generation.concurrency`."""
     return Settings(
         model=generation["model"], template=template, endpoint=endpoint, temperature=generation["temperature"],
         top_p=generation["top_p"], max_tokens=generation["max_tokens"], seed=generation["seed"],
         max_attempts=generation["max_attempts"], concurrency=concurrency or generation["concurrency"],
-        answer_format=generation["answer_format"], extra=local_sampling(generation), reask_template=reask_template,
+        answer_format=generation["answer_format"], extra=local_sampling(generation),
     )
 
 
