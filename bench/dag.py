@@ -7,7 +7,6 @@ backend. Prints the figures and writes bench/results/dag.json.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import re
 import subprocess
@@ -17,6 +16,8 @@ import time
 from pathlib import Path
 
 import yaml
+
+from _common import log_to_stdout, write_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("bench.dag")
@@ -42,7 +43,7 @@ def main() -> None:
     parser.add_argument("--datasets", type=int, default=4)
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/dag.json")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
+    log_to_stdout()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "config.yaml").write_text(yaml.safe_dump(config(folder, args.models, args.datasets)))
@@ -54,8 +55,7 @@ def main() -> None:
     total = int(re.search(r"^total\s+(\d+)", result.stdout + result.stderr, re.MULTILINE).group(1))
     figures = {"models": args.models, "datasets": args.datasets, "views": 2, "jobs": total, "dry_run_seconds": round(seconds, 2)}
     log.info("%d models x %d datasets x 2 views: %d jobs planned in %.1f s", args.models, args.datasets, total, seconds)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    write_figures(args.out, figures)
 
 
 if __name__ == "__main__":

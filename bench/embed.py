@@ -19,9 +19,7 @@ Prints and writes bench/results/embed.json (or --out).
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +32,8 @@ from clsd.data import candidates, corpora
 from clsd.embed import backends, exports, models
 from clsd.embed.model_store import RECIPES, materialise
 from clsd.score import precision
+
+from _common import log_to_stdout, write_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared/data"
@@ -120,9 +120,7 @@ def main() -> None:
     parser.add_argument("--backends", default="torch,onnx,onnx-int8,openvino,openvino-int8,openvino:bfloat16,openvino-int8:bfloat16")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/embed.json")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
-    for noisy in ("clsd", "nncf", "onnxruntime", "sentence_transformers"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    log_to_stdout("clsd", "nncf", "onnxruntime", "sentence_transformers")
 
     recipe = RECIPES[args.model]
     folder = materialise(recipe, STORE / recipe.name)
@@ -175,9 +173,7 @@ def main() -> None:
               "targets": {"ratio_to_bare_torch": 2.5, "p1_change_points": 0.5, "step_ratio_to_bare_backend": 0.95},
               "fastest_within_p1_bound": max(within, key=lambda r: r["texts_per_s"])["backend"], "backends": results}
     log.info("fastest backend with P@1 within 0.5 points: %s", result["fastest_within_p1_bound"])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    log.info("saved %s", args.out)
+    write_figures(args.out, result)
 
 
 if __name__ == "__main__":

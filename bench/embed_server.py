@@ -19,7 +19,6 @@ Prints and writes bench/results/embed-server.json (or --out).
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -29,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+
+from _common import log_to_stdout, write_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -101,9 +102,7 @@ def main() -> None:
     parser.add_argument("--convert-only", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/embed-server.json")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
-    for noisy in ("clsd", "httpx", "httpx2", "sentence_transformers"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    log_to_stdout("clsd", "httpx", "httpx2", "sentence_transformers")
     args.gguf_dir.mkdir(parents=True, exist_ok=True)
     names, types = args.models.split(","), args.types.split(",")
     folders = {name: materialise(RECIPES[name], STORE / RECIPES[name].name) for name in names}
@@ -155,9 +154,7 @@ def main() -> None:
     for row in results:
         log.info("%-20s %-28s %7.1f texts/s  x%.2f  P@1 %.2f (%+.2f)", row["model"], row["backend"], row["texts_per_s"],
                  row["ratio_to_bare_torch"], row["p1"], row["p1_change_points"])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    log.info("saved %s", args.out)
+    write_figures(args.out, result)
 
 
 if __name__ == "__main__":

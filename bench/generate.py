@@ -34,6 +34,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from _common import log_to_stdout, write_figures
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -263,9 +265,7 @@ def main() -> None:
     parser.add_argument("--skip-test-server", action="store_true", help="only the local LLM's settings")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/generate.json")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
-    for noisy in ("httpx2", "httpx", "aiohttp.access", "clsd"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    log_to_stdout("httpx2", "httpx", "aiohttp.access", "clsd")
     from clsd.core.provenance import cpu_features
 
     result: dict = {"cpu": cpu_features()}
@@ -276,9 +276,7 @@ def main() -> None:
         result["llama_cpp"] = llama_figures(args.llama, args.threads, args.attempts, settings, args.langs.split(","))
         if not args.skip_test_server:
             result["interrupt_llama_server"] = interrupt_figures(real=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    log.info("saved %s", args.out)
+    write_figures(args.out, result)
 
 
 if __name__ == "__main__":

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import logging
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _common import log_to_stdout, write_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
@@ -98,9 +99,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/judge.json")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
-    for noisy in ("httpx", "httpx2", "clsd"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    log_to_stdout("httpx", "httpx2", "clsd")
     work = items(args.limit)
     n = sum(len(distractors) for _, _, distractors, _ in work)
     result = {"distractors": n, "items": len(work), "model": "qwen2.5-coder-1.5b-instruct-q4_k_m (llama.cpp, 2 threads)",
@@ -117,9 +116,7 @@ def main() -> None:
     pairs = list(zip(result["item"].pop("verdicts"), result["distractor"].pop("verdicts")))
     result["same_verdict"] = sum(a == b for a, b in pairs)
     log.info("the two judges agree on %d of %d distractors", result["same_verdict"], n)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    log.info("saved %s", args.out)
+    write_figures(args.out, result)
 
 
 if __name__ == "__main__":

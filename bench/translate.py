@@ -8,7 +8,6 @@ No translation weights ship offline, so by default the model is the tiny random 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 import tempfile
@@ -16,6 +15,8 @@ import time
 from pathlib import Path
 
 from clsd.translate import pivot
+
+from _common import log_to_stdout, write_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -28,7 +29,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/translate.json")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
+    log_to_stdout()
     texts = (ROOT.parent / "shared/data/wmt/newstest2019.de-fr.src.de").read_text(encoding="utf-8").splitlines()[: args.n]
     with tempfile.TemporaryDirectory() as tmp:
         if args.model is None:
@@ -55,9 +56,7 @@ def main() -> None:
               "sentences_per_s": speeds, "ratio_ct2_over_transformers": speeds["ctranslate2_int8"] / speeds["transformers_fp32"]}
     log.info("transformers fp32 %.1f sent/s, ctranslate2 int8 %.1f sent/s, ratio %.2f",
              speeds["transformers_fp32"], speeds["ctranslate2_int8"], result["ratio_ct2_over_transformers"])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    log.info("saved %s", args.out)
+    write_figures(args.out, result)
 
 
 if __name__ == "__main__":
