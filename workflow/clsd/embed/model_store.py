@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,16 +91,23 @@ _CHUNK_INDEX = re.compile(r"^CHUNK_INDEX\s*=\s*(\d+)\s*$", re.MULTILINE)
 DOWNLOADS_AT_ONCE = 4
 
 
+def pinned(requirement: str) -> tuple[str, str]:
+    """`name==version` as pip names its wheel file: the canonical name and the normalised version."""
+    name, version = requirement.split("==")
+    return canonicalize_name(name), str(Version(version))
+
+
 def pip_calls(requirements: tuple[str, ...]) -> list[list[str]]:
     """The requirements (`name==version`) split into as few `pip download` calls as can be: each call names a package
-    once (pip refuses two versions of one name in one call)."""
+    once (pip refuses two versions of one name in one call), so a name's n-th version goes in the n-th call."""
+    seen: Counter[str] = Counter()
     calls: list[list[str]] = []
     for requirement in requirements:
-        name = canonicalize_name(requirement.split("==")[0])
-        call = next((c for c in calls if name not in {canonicalize_name(r.split("==")[0]) for r in c}), None)
-        if call is None:
-            calls.append(call := [])
-        call.append(requirement)
+        name = pinned(requirement)[0]
+        if seen[name] == len(calls):
+            calls.append([])
+        calls[seen[name]].append(requirement)
+        seen[name] += 1
     return calls
 
 
@@ -121,8 +129,7 @@ def download_wheels(requirements: tuple[str, ...], dest: Path) -> list[Path]:
         found.setdefault((name, str(version)), []).append(wheel)
     wheels = []
     for requirement in requirements:
-        name, version = requirement.split("==")
-        matching = found.get((canonicalize_name(name), str(Version(version))), [])
+        matching = found.get(pinned(requirement), [])
         if len(matching) != 1:
             raise RuntimeError(f"pip download {requirement} produced {len(matching)} wheels, expected 1")
         wheels.append(matching[0])
