@@ -120,8 +120,8 @@ def _party(part: str, lang: str, lex: Lexicon) -> bool:
     one of the registry's `party_endings`, an adjective in lower case (its stem too, the ending's last letter left
     off: *grüne*)."""
     low = part[:1].lower() + part[1:]
-    return part[:1].isupper() and any(part.endswith(end) and lex.common(low) and lex.common(low[:-1])
-                                      for end in language(lang).names.party_endings)
+    return (part[:1].isupper() and part.endswith(language(lang).names.party_endings) and lex.common(low)
+            and lex.common(low[:-1]))
 
 
 def name_part(part: str, lang: str, lex: Lexicon) -> bool:
