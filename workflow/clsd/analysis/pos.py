@@ -81,15 +81,15 @@ class SpacyTagger:
 
 
 class HanTaTagger:
-    """HanTa's German model on spaCy's German tokenisation, STTS mapped to UPOS with UD's conventions
-    (`german_upos`)."""
+    """HanTa's German model on spaCy's tokenisation of `lang` (the registry names HanTa for German alone), STTS
+    mapped to UPOS with UD's conventions (`german_upos`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, lang: str) -> None:
         import spacy
         from HanTa import HanoverTagger
 
         self.name = "hanta-1.2.1-stts2upos-v3"
-        self.tokenizer = spacy.blank("de")
+        self.tokenizer = spacy.blank(lang)
         self.tagger = HanoverTagger.HanoverTagger("morphmodel_ger.pgz")
 
     def tag(self, text: str) -> list[Token]:
@@ -122,9 +122,9 @@ def german_upos(tokens: list[str], stts: list[str]) -> list[str]:
     return upos
 
 
-def offline_tagger(spec: str) -> Tagger:
-    """The offline tagger a registry entry names: `hanta` or `spacy:<model>`."""
-    return HanTaTagger() if spec == "hanta" else SpacyTagger(spec.split(":", 1)[1])
+def offline_tagger(spec: str, lang: str) -> Tagger:
+    """The offline tagger the registry entry of `lang` names: `hanta` or `spacy:<model>`."""
+    return HanTaTagger(lang) if spec == "hanta" else SpacyTagger(spec.split(":", 1)[1])
 
 
 def make_tagger(lang: str, mode: str, stanza_dir: str | None) -> Tagger | None:
@@ -144,7 +144,7 @@ def make_tagger(lang: str, mode: str, stanza_dir: str | None) -> Tagger | None:
     if entry.offline_tagger is None:
         log.warning("POS not available for %s: no tagger (set analysis.stanza_dir to local Stanza models)", lang)
         return None
-    return offline_tagger(entry.offline_tagger)
+    return offline_tagger(entry.offline_tagger, lang)
 
 
 def tag_of_token(tokens: list[Token], start: int, end: int) -> str:
