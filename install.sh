@@ -26,4 +26,7 @@ if ! wait "$build"; then
     exit 1
 fi
 tail -n 1 .venv/llama-server-build.log
+# Each CPU variant runs once on a tiny model: one that faults on this machine (a CPU advertising what it cannot run)
+# is recorded in build.json and never loaded here (clsd.generate.server_variants).
+.venv/bin/python -m clsd.generate.server_variants --prefix .venv
 echo "clsd installed in .venv"

@@ -192,13 +192,21 @@ def test_a_sheet_reads_back_with_blank_verdicts_as_skips(tmp_path):
     assert read["verdict"].to_list() == ["skip"] * drawn.height
 
 
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
 def chrome(download_dir: Path):
+    """Debian's headless Chromium through its driver; the test skips, saying why, where either is not installed
+    (.ci/run installs both, so CI runs it)."""
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.is_file()]
+    if missing:
+        pytest.skip(f"{' and '.join(missing)} not installed (apt-get install chromium chromium-driver, as .ci/run does)")
     options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
+    options.binary_location = str(CHROMIUM)
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"download.default_directory": str(download_dir), "download.prompt_for_download": False})
-    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
     driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(download_dir)})
     return driver
 

@@ -22,7 +22,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
+from clsd.generate.server_variants import checked_program, died_of, ggml_choice, install_folder, probe, record_fault
+
 log = logging.getLogger(__name__)
+
+
+class ServerDied(RuntimeError):
+    """llama-server died of a signal before it was ready or on its first request (a CPU variant that faults)."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(f"llama-server died of {signal_name} before it answered")
+        self.signal = signal_name
 
 
 def free_port() -> int:
@@ -137,6 +147,7 @@ class LlamaServer:
         self.process: subprocess.Popen | None = None
         self.returncode: int | None = None
         self.variant: str | None = None
+        self.faulted: dict[str, str] = {}
 
     def command(self, port: int) -> list[str]:
         """The server's command line: the model on 127.0.0.1:`port`, `slots` parallel sequences sharing a context
@@ -150,6 +161,24 @@ class LlamaServer:
     def __enter__(self) -> str:
         if not self.gguf.is_file():
             raise FileNotFoundError(f"GGUF model not found: {self.gguf}")
+        folder = install_folder(self.program[0])
+        if folder is None:  # a user's own server, or a test's stand-in: started as it is
+            return self._start(probe=False)
+        program, self.faulted = checked_program(folder)
+        while True:
+            self.program[0] = str(program)
+            try:
+                return self._start(probe=True)
+            except ServerDied as died:
+                variant = ggml_choice(folder, self.faulted)
+                program, self.faulted = record_fault(folder, variant, died.signal)
+                log.warning("llama-server's CPU variant %s died of %s on this machine (recorded in %s); restarting on %s",
+                            variant, died.signal, folder / "build.json", ggml_choice(folder, self.faulted))
+
+    def _start(self, probe: bool) -> str:
+        """Start the server and wait until it answers; with `probe`, ask it once (a few tokens, or one embedding)
+        so that a CPU variant that faults in its kernels does so now. A server that dies of a signal meanwhile
+        raises ServerDied."""
         port = free_port()
         log.info("starting llama-server on 127.0.0.1:%d with %s (%d slot(s), %s threads)", port, self.gguf.name, self.slots,
                  self.threads or "default")
@@ -160,11 +189,29 @@ class LlamaServer:
         base_url = f"http://127.0.0.1:{port}/v1"
         try:
             wait_ready(base_url, self.process, self.startup_timeout)
-        except BaseException:
+            if probe:
+                self._probe(base_url)
+        except BaseException as exc:
+            signal_name = died_of(self.process.poll())  # before stop(), whose kill would read as a signal too
             self.stop(at_once=True)
+            if signal_name and not isinstance(exc, KeyboardInterrupt):
+                raise ServerDied(signal_name) from exc
             raise
         self.variant = self._loaded_variant()
         return base_url
+
+    def _probe(self, base_url: str) -> None:
+        """One small request (clsd.generate.server_variants.probe). A server that dies of it raises RuntimeError; one
+        that lives but answers with an error is left to the job's own requests, which report it."""
+        try:
+            probe(base_url, "--embeddings" in self.program, self.startup_timeout)
+        except (OSError, ValueError) as exc:
+            try:  # a fault while answering ends the process just after the connection
+                self.process.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                log.debug("llama-server's first answer failed (%s); it runs on", exc)
+                return
+            raise RuntimeError(f"llama-server exited with code {self.process.returncode} on its first request") from exc
 
     def _loaded_variant(self) -> str | None:
         """The CPU backend variant ggml loaded (`libggml-cpu-zen4.so` -> `zen4`), from the libraries the server
@@ -179,7 +226,7 @@ class LlamaServer:
     def info(self) -> dict[str, object]:
         """What serves the requests, for the generation report."""
         return {"server": Path(self.program[0]).name, "slots": self.slots, "threads": self.threads,
-                "speculative": self.speculative, "cpu_variant": self.variant}
+                "speculative": self.speculative, "cpu_variant": self.variant, "cpu_variants_faulting": self.faulted}
 
     def exit_code(self) -> int | None:
         """The server's exit code once its process has ended (crashed, killed, or stopped), else None."""

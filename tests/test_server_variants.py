@@ -1,0 +1,126 @@
+"""A CPU variant of llama-server is trusted only once it has run (clsd.generate.server_variants): a variant library
+that faults on purpose (built here: it scores above every real variant, then executes an illegal instruction, as
+AMX tile instructions do on a VM that advertises AMX without granting it) is dropped by the self-test, and one
+that faults only at run time is left out by the next start, which runs on the next best variant."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from clsd.generate.server import LlamaServer
+from clsd.generate.server_variants import (SELFTEST_GGUF, died_of, ggml_choice, install_folder, record, this_cpu,
+                                           variant_files, write_tiny_gguf_with_sdist)
+
+INSTALLED = Path(sys.executable).parent / "llama-server"
+FAULTY = r"""
+int ggml_backend_score(void) { return 1 << 20; }   /* above every real variant: ggml loads it first */
+void * ggml_backend_init(void) { __builtin_trap(); return 0; }   /* ud2: SIGILL, like a tile instruction denied */
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_gguf(tmp_path_factory) -> Path:
+    """The self-test's GGUF: the install's, or one written with the sdist's gguf-py."""
+    if not INSTALLED.is_file():
+        pytest.skip(f"no llama-server at {INSTALLED} (bash install.sh builds it)")
+    installed = INSTALLED.resolve().parent / SELFTEST_GGUF
+    if installed.is_file():
+        return installed
+    return write_tiny_gguf_with_sdist(tmp_path_factory.mktemp("gguf") / SELFTEST_GGUF)
+
+
+@pytest.fixture
+def prefix(tmp_path: Path, tiny_gguf: Path) -> Path:
+    """A copy of the installed llama-server (as install.sh lays it out under a prefix), with no machine tested yet
+    and a variant `faulty` compiled beside the real ones."""
+    source = INSTALLED.resolve().parent
+    folder = tmp_path / "env" / "libexec" / "llama.cpp"
+    shutil.copytree(source, folder, symlinks=True, ignore=shutil.ignore_patterns("views", "build.lock"))
+    stamp = json.loads((folder / "build.json").read_text())
+    stamp.pop("machines", None)
+    (folder / "build.json").write_text(json.dumps(stamp))
+    shutil.copy2(tiny_gguf, folder / SELFTEST_GGUF)
+    (tmp_path / "faulty.c").write_text(FAULTY)
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(folder / "libggml-cpu-faulty.so"), str(tmp_path / "faulty.c")], check=True)
+    (tmp_path / "env" / "bin").mkdir()
+    (tmp_path / "env" / "bin" / "llama-server").symlink_to(folder / "llama-server")
+    return tmp_path / "env"
+
+
+def machine(prefix: Path) -> dict:
+    return json.loads((prefix / "libexec/llama.cpp/build.json").read_text())["machines"][this_cpu()]
+
+
+def test_a_signal_is_named_and_an_exit_code_is_not_a_signal():
+    assert died_of(-4) == "SIGILL" and died_of(-11) == "SIGSEGV"
+    assert died_of(1) is None and died_of(0) is None and died_of(None) is None
+
+
+def test_the_self_test_drops_a_variant_that_faults_and_the_server_runs_on_the_next_best(prefix, tiny_gguf):
+    folder = prefix / "libexec/llama.cpp"
+    real = [name for name in variant_files(folder) if name != "faulty"]
+    assert ggml_choice(folder) == "faulty"  # what ggml would load, trusting cpuid
+    result = subprocess.run([sys.executable, "-m", "clsd.generate.server_variants", "--prefix", str(prefix)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "llama-server CPU variant faulty on this machine: FAULTS (SIGILL)" in result.stderr
+    variants = machine(prefix)["variants"]
+    assert variants["faulty"] == "SIGILL" and set(real) <= set(variants)  # every variant ran alone, once
+    faults = {name: why for name, why in variants.items() if why != "ok"}  # on an AMX VM, a real one may fault too
+    best = ggml_choice(folder, faults)
+    assert best in real and f"runs here on CPU variant {best} (" in result.stderr and "faulty faults: SIGILL" in result.stderr
+    # the server started from the environment loads the next best variant, and says which faulted
+    server = LlamaServer(prefix / "libexec/llama.cpp" / SELFTEST_GGUF, n_ctx=256, threads=2, program=[str(prefix / "bin/llama-server")])
+    with server:
+        assert server.variant == best
+        assert server.info()["cpu_variant"] == best and server.info()["cpu_variants_faulting"] == faults
+    assert (folder / "libggml-cpu-faulty.so").is_file()  # left in the install, for a machine where it runs
+    # a second run finds this machine tested and tests nothing again
+    again = subprocess.run([sys.executable, "-m", "clsd.generate.server_variants", "--prefix", str(prefix)],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "FAULTS" not in again.stderr and len(machine(prefix)["found"]) == 1
+
+
+def test_a_variant_that_faults_only_at_run_time_is_left_out_and_the_start_goes_on(prefix, caplog):
+    folder = prefix / "libexec/llama.cpp"
+    # as if the self-test had passed it on this machine: the fault shows first under a real load
+    record(folder, this_cpu(), {name: "ok" for name in variant_files(folder)}, "self-test")
+    program = [str(prefix / "bin/llama-server")]
+    with caplog.at_level(logging.INFO, logger="clsd.generate.server"):
+        server = LlamaServer(folder / SELFTEST_GGUF, n_ctx=256, threads=2, program=program)
+        with server as base_url:
+            assert base_url.startswith("http://127.0.0.1:")
+            best = server.variant
+    assert best != "faulty" and best in variant_files(folder)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert "CPU variant faulty died of SIGILL on this machine" in warnings[0]
+    assert warnings[-1].endswith(f"restarting on {best}")  # one line each: which faulted, which runs now
+    assert machine(prefix)["variants"]["faulty"] == "SIGILL" and machine(prefix)["found"][-1].startswith("a run at ")
+    # the next start leaves it out from the first try
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="clsd.generate.server"):
+        with LlamaServer(folder / SELFTEST_GGUF, n_ctx=256, threads=2, program=program) as _:
+            pass
+    assert not [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert sum("starting llama-server" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_when_every_variant_faults_the_error_says_what_to_do(prefix):
+    folder = prefix / "libexec/llama.cpp"
+    record(folder, this_cpu(), {name: "SIGILL" for name in variant_files(folder)}, "self-test")
+    with pytest.raises(RuntimeError, match=r"no CPU variant of llama-server .* runs on this machine .*"
+                                           r"CLSD_LLAMA_CPU_VARIANTS=all bash install.sh.*generation.local.server"):
+        with LlamaServer(folder / SELFTEST_GGUF, n_ctx=256, program=[str(prefix / "bin/llama-server")]):
+            pass
+
+
+def test_only_a_server_clsd_built_is_managed(tmp_path):
+    assert install_folder(Path(sys.executable)) is None
+    (tmp_path / "llama-server").write_text("")
+    assert install_folder(tmp_path / "llama-server") is None
