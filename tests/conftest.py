@@ -52,3 +52,39 @@ def tiny_m2m(tmp_path_factory) -> Path:
     from tiny_m2m import build_tiny_m2m
 
     return build_tiny_m2m(tmp_path_factory.mktemp("tiny-m2m"))
+
+
+#: A CPU variant library that faults on purpose: ggml scores it above every real variant, and it executes an illegal
+#: instruction when loaded (ud2: SIGILL, as AMX tile instructions do on a VM that advertises AMX without granting it).
+FAULTY_VARIANT = r"""
+int ggml_backend_score(void) { return 1 << 20; }
+void * ggml_backend_init(void) { __builtin_trap(); return 0; }
+"""
+
+
+def llama_server_with_a_faulty_variant(folder: Path, *, tested: bool, source: str = FAULTY_VARIANT) -> Path:
+    """A copy of the llama-server install.sh built, laid out under `folder` as install.sh lays it out under a prefix
+    (`bin/llama-server`), with a variant `faulty` compiled from C `source` beside the real ones; `tested`: recorded as having passed
+    this machine's self-test (its fault shows first at run time), else no machine tested. The program's path."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    from clsd.generate.server_variants import SELFTEST_GGUF, record, this_cpu, variant_files, write_tiny_gguf_with_sdist
+
+    installed = (Path(sys.executable).parent / "llama-server").resolve().parent
+    install = folder / "libexec" / "llama.cpp"
+    shutil.copytree(installed, install, symlinks=True, ignore=shutil.ignore_patterns("views", "build.lock"))
+    stamp = json.loads((install / "build.json").read_text())
+    stamp.pop("machines", None)
+    (install / "build.json").write_text(json.dumps(stamp))
+    if not (install / SELFTEST_GGUF).is_file():
+        write_tiny_gguf_with_sdist(install / SELFTEST_GGUF)
+    (folder / "faulty.c").write_text(source)
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(install / "libggml-cpu-faulty.so"), str(folder / "faulty.c")], check=True)
+    if tested:
+        record(install, this_cpu(), {name: "ok" for name in variant_files(install)}, "self-test")
+    (folder / "bin").mkdir()
+    (folder / "bin" / "llama-server").symlink_to(install / "llama-server")
+    return folder / "bin" / "llama-server"

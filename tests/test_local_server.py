@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -23,9 +24,10 @@ from clsd.core.detect import detect
 from clsd.generate import llm
 from clsd.generate.parse import json_sentences
 from clsd.generate.server import LlamaServer, server_program
+from clsd.generate.server_variants import this_cpu
 from clsd.generate.settings import RESPONSE_FORMAT, Settings
 from clsd.generate.store import ResponseStore
-from conftest import MODEL_STORE, ROOT, group_alive
+from conftest import MODEL_STORE, ROOT, group_alive, llama_server_with_a_faulty_variant
 
 pytestmark = pytest.mark.slow
 GGUF = MODEL_STORE / "qwen2.5-coder-1.5b-instruct-q4_k_m" / "model.gguf"
@@ -182,11 +184,16 @@ def test_an_interrupted_job_stops_llama_server_and_leaves_no_process(send, tmp_p
 
 def test_the_default_config_runs_offline_end_to_end(tmp_path):
     """The README's first command on the shipped config.yaml (an empty response store, the hub unreachable): the
-    local LLM writes the distractors as JSON through llama-server, and Table 2 scores the items."""
+    local LLM writes the distractors as JSON through llama-server, and Table 2 scores the items. The server is a copy of
+    the installed one with a CPU variant that faults (conftest.llama_server_with_a_faulty_variant), passed by this
+    machine's self-test as if its fault showed only under the real model: the job falls back to the next variant, says
+    so in one line, and the generation report names the variant that ran and the one that faulted."""
     import yaml
 
+    program = llama_server_with_a_faulty_variant(tmp_path / "env", tested=True)
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config["generation"] |= {"prompt": str(ROOT / config["generation"]["prompt"]), "store": str(tmp_path / "store.sqlite")}
+    config["generation"]["local"]["server"] = str(program)
     config["model_store"] = str(MODEL_STORE)
     for dataset in config["datasets"].values():
         dataset["source"]["path"] = str(ROOT / dataset["source"]["path"])
@@ -195,11 +202,16 @@ def test_the_default_config_runs_offline_end_to_end(tmp_path):
     result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
                              "--cores", "2"], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    stamp = json.loads(server_program().resolve().with_name("build.json").read_text())
+    stamp = json.loads(program.resolve().with_name("build.json").read_text())
+    assert stamp["machines"][this_cpu()]["variants"]["faulty"] == "SIGILL"  # recorded for this machine: never loaded again
+    logs = "".join((tmp_path / f"results/logs/generate_distractors/sample/{lang}.log").read_text() for lang in ("de", "fr"))
+    assert re.search(r"CPU variant faulty died of SIGILL on this machine .*; restarting on \w+", logs)
     for lang in ("de", "fr"):
         report = json.loads((tmp_path / f"results/generation/sample/{lang}.json").read_text())
         assert report["answer_format"] == "json" and report["rejects"].get("short_answer", 0) == 0
         assert report["local_server"]["server"] == "llama-server" and report["local_server"]["cpu_variant"] in stamp["variants"]
+        assert report["local_server"]["cpu_variants_faulting"] == {"faulty": "SIGILL"}
+        assert report["closeness_profile"]["reference"].startswith("GPT-4") and report["closeness_profile"]["n"] > 0
         # the shipped speculative decoding ran: the server drafted tokens from the prompt and accepted some
         assert report["local_server"]["speculative"] == config["generation"]["local"]["speculative"]
         assert report["accepted_tokens"] > 0, report

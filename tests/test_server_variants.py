@@ -1,56 +1,30 @@
 """A CPU variant of llama-server is trusted only once it has run (clsd.generate.server_variants): a variant library
-that faults on purpose (built here: it scores above every real variant, then executes an illegal instruction, as
-AMX tile instructions do on a VM that advertises AMX without granting it) is dropped by the self-test, and one
+that faults on purpose (built here, conftest.FAULTY_VARIANT: it scores above every real variant, then executes an
+illegal instruction, as AMX tile instructions do on a VM that advertises AMX without granting it) is dropped by the self-test, and one
 that faults only at run time is left out by the next start, which runs on the next best variant."""
 
 from __future__ import annotations
 
 import json
 import logging
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from clsd.generate.server import LlamaServer
-from clsd.generate.server_variants import (SELFTEST_GGUF, died_of, ggml_choice, install_folder, record, this_cpu,
-                                           variant_files, write_tiny_gguf_with_sdist)
+from clsd.generate.server_variants import SELFTEST_GGUF, died_of, ggml_choice, install_folder, record, this_cpu, variant_files
+from conftest import FAULTY_VARIANT, llama_server_with_a_faulty_variant
 
 INSTALLED = Path(sys.executable).parent / "llama-server"
-FAULTY = r"""
-int ggml_backend_score(void) { return 1 << 20; }   /* above every real variant: ggml loads it first */
-void * ggml_backend_init(void) { __builtin_trap(); return 0; }   /* ud2: SIGILL, like a tile instruction denied */
-"""
-
-
-@pytest.fixture(scope="module")
-def tiny_gguf(tmp_path_factory) -> Path:
-    """The self-test's GGUF: the install's, or one written with the sdist's gguf-py."""
-    if not INSTALLED.is_file():
-        pytest.skip(f"no llama-server at {INSTALLED} (bash install.sh builds it)")
-    installed = INSTALLED.resolve().parent / SELFTEST_GGUF
-    if installed.is_file():
-        return installed
-    return write_tiny_gguf_with_sdist(tmp_path_factory.mktemp("gguf") / SELFTEST_GGUF)
 
 
 @pytest.fixture
-def prefix(tmp_path: Path, tiny_gguf: Path) -> Path:
-    """A copy of the installed llama-server (as install.sh lays it out under a prefix), with no machine tested yet
-    and a variant `faulty` compiled beside the real ones."""
-    source = INSTALLED.resolve().parent
-    folder = tmp_path / "env" / "libexec" / "llama.cpp"
-    shutil.copytree(source, folder, symlinks=True, ignore=shutil.ignore_patterns("views", "build.lock"))
-    stamp = json.loads((folder / "build.json").read_text())
-    stamp.pop("machines", None)
-    (folder / "build.json").write_text(json.dumps(stamp))
-    shutil.copy2(tiny_gguf, folder / SELFTEST_GGUF)
-    (tmp_path / "faulty.c").write_text(FAULTY)
-    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(folder / "libggml-cpu-faulty.so"), str(tmp_path / "faulty.c")], check=True)
-    (tmp_path / "env" / "bin").mkdir()
-    (tmp_path / "env" / "bin" / "llama-server").symlink_to(folder / "llama-server")
-    return tmp_path / "env"
+def prefix(tmp_path: Path) -> Path:
+    """A copy of the installed llama-server with a variant `faulty` beside the real ones, no machine tested yet."""
+    if not INSTALLED.is_file():
+        pytest.skip(f"no llama-server at {INSTALLED} (bash install.sh builds it)")
+    return llama_server_with_a_faulty_variant(tmp_path / "env", tested=False).parent.parent
 
 
 def machine(prefix: Path) -> dict:
@@ -62,7 +36,7 @@ def test_a_signal_is_named_and_an_exit_code_is_not_a_signal():
     assert died_of(1) is None and died_of(0) is None and died_of(None) is None
 
 
-def test_the_self_test_drops_a_variant_that_faults_and_the_server_runs_on_the_next_best(prefix, tiny_gguf):
+def test_the_self_test_drops_a_variant_that_faults_and_the_server_runs_on_the_next_best(prefix):
     folder = prefix / "libexec/llama.cpp"
     real = [name for name in variant_files(folder) if name != "faulty"]
     assert ggml_choice(folder) == "faulty"  # what ggml would load, trusting cpuid
@@ -117,6 +91,22 @@ def test_when_every_variant_faults_the_error_says_what_to_do(prefix):
     with pytest.raises(RuntimeError, match=r"no CPU variant of llama-server .* runs on this machine .*"
                                            r"CLSD_LLAMA_CPU_VARIANTS=all bash install.sh.*generation.local.server"):
         with LlamaServer(folder / SELFTEST_GGUF, n_ctx=256, program=[str(prefix / "bin/llama-server")]):
+            pass
+
+
+def test_a_variant_that_dies_of_something_else_is_not_held_against_the_cpu(tmp_path):
+    """abort() (SIGABRT: an assertion, not an instruction the CPU lacks) is recorded by the self-test but the variant
+    is kept, and a server that dies of it says so instead of falling back."""
+    if not INSTALLED.is_file():
+        pytest.skip(f"no llama-server at {INSTALLED} (bash install.sh builds it)")
+    aborts = FAULTY_VARIANT.replace("__builtin_trap()", "abort()")
+    program = llama_server_with_a_faulty_variant(tmp_path / "env", tested=False, source="#include <stdlib.h>\n" + aborts)
+    result = subprocess.run([sys.executable, "-m", "clsd.generate.server_variants", "--prefix", str(tmp_path / "env")],
+                            capture_output=True, text=True, timeout=300)
+    assert "variant faulty on this machine: the self-test could not run it (SIGABRT); it is kept" in result.stderr
+    assert machine(tmp_path / "env")["variants"]["faulty"] == "SIGABRT"
+    with pytest.raises(RuntimeError, match="llama-server was ended by SIGABRT before it answered"):
+        with LlamaServer(program.resolve().with_name(SELFTEST_GGUF), n_ctx=256, program=[str(program)]):
             pass
 
 

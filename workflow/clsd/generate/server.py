@@ -22,13 +22,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from clsd.generate.server_variants import checked_program, died_of, ggml_choice, install_folder, probe, record_fault
+from clsd.generate.server_variants import (FAULT_SIGNALS, checked_program, died_of, ggml_choice, install_folder, probe,
+                                          record_fault)
 
 log = logging.getLogger(__name__)
 
 
 class ServerDied(RuntimeError):
-    """llama-server died of a signal before it was ready or on its first request (a CPU variant that faults)."""
+    """llama-server died of a fault signal (FAULT_SIGNALS) before it was ready or on its first request: a CPU variant
+    that faults."""
 
     def __init__(self, signal_name: str) -> None:
         super().__init__(f"llama-server died of {signal_name} before it answered")
@@ -177,8 +179,8 @@ class LlamaServer:
 
     def _start(self, probe: bool) -> str:
         """Start the server and wait until it answers; with `probe`, ask it once (a few tokens, or one embedding)
-        so that a CPU variant that faults in its kernels does so now. A server that dies of a signal meanwhile
-        raises ServerDied."""
+        so that a CPU variant that faults in its kernels does so now. A server that dies of a fault signal
+        meanwhile raises ServerDied."""
         port = free_port()
         log.info("starting llama-server on 127.0.0.1:%d with %s (%d slot(s), %s threads)", port, self.gguf.name, self.slots,
                  self.threads or "default")
@@ -194,9 +196,12 @@ class LlamaServer:
         except BaseException as exc:
             signal_name = died_of(self.process.poll())  # before stop(), whose kill would read as a signal too
             self.stop(at_once=True)
-            if signal_name and not isinstance(exc, KeyboardInterrupt):
+            if isinstance(exc, KeyboardInterrupt) or signal_name is None:
+                raise
+            if signal_name in FAULT_SIGNALS:
                 raise ServerDied(signal_name) from exc
-            raise
+            raise RuntimeError(f"llama-server was ended by {signal_name} before it answered (out of memory, or stopped "
+                               "from outside?)") from exc
         self.variant = self._loaded_variant()
         return base_url
 

@@ -43,12 +43,15 @@ log = logging.getLogger(__name__)
 STAMP = "build.json"
 SELFTEST_GGUF = "selftest.gguf"
 VIEWS = "views"
-#: Seconds one variant's self-test may take (start, a 32-token prompt, 4 tokens); a hang counts as a fault.
+#: Seconds one variant's self-test may take (start, a prompt of some 120 tokens, 4 decoded).
 SELFTEST_TIMEOUT = 60.0
 #: The tiny model: every matrix a multiple of 32 in both dimensions (AMX tiles, the AVX2 Q4_0 repack).
 N_EMBD, N_FF, N_HEAD, N_VOCAB = 256, 512, 4, 288
 #: A prompt of many tokens: a matrix product over a batch (AMX runs batches of more than one row, VNNI single rows).
 PROBE_PROMPT = "A variant is trusted only once it has run: " * 2
+#: Signals a CPU variant's kernels die of (an instruction the CPU cannot run, a bad access); others (SIGKILL from the
+#: out-of-memory killer, SIGTERM) come from outside and say nothing of the variant.
+FAULT_SIGNALS = frozenset({"SIGILL", "SIGSEGV", "SIGBUS", "SIGFPE"})
 
 
 def this_cpu() -> str:
@@ -115,9 +118,10 @@ def ggml_choice(folder: Path, excluded: Iterable[str] = ()) -> str | None:
 
 
 def faulting(folder: Path, cpu: str) -> dict[str, str]:
-    """The variants recorded as faulting on a machine with CPU flags `cpu`, with why (a signal's name)."""
+    """The variants recorded as faulting on a machine with CPU flags `cpu`, with the signal they died of. Another
+    failure of the self-test (an exit code, no answer) says nothing of the CPU: recorded, not held against it."""
     results = read_stamp(folder).get("machines", {}).get(cpu, {}).get("variants", {})
-    return {variant: result for variant, result in results.items() if result != "ok"}
+    return {variant: result for variant, result in results.items() if result in FAULT_SIGNALS}
 
 
 def record(folder: Path, cpu: str, results: Mapping[str, str], how: str) -> None:
@@ -191,19 +195,22 @@ def run_once(program: Path, gguf: Path, timeout: float) -> str:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     failure: Exception | None = None
     try:
-        wait_ready(base_url, process, timeout)
-        probe(base_url, False, timeout)
-    except (RuntimeError, OSError) as exc:  # OSError: timeouts and refused connections too
-        failure = exc
-    try:  # a fault while answering ends the process just after the connection
-        process.wait(timeout=1.0 if failure else 0.2)
-    except subprocess.TimeoutExpired:
-        pass
-    if process.poll() is not None:
-        return died_of(process.returncode) or f"exit {process.returncode}"
-    process.kill()
-    process.wait()
-    return "ok" if failure is None else f"no answer ({failure})"
+        try:
+            wait_ready(base_url, process, timeout)
+            probe(base_url, False, timeout)
+        except (RuntimeError, OSError) as exc:  # OSError: timeouts and refused connections too
+            failure = exc
+        try:  # a fault while answering ends the process just after the connection
+            process.wait(timeout=1.0 if failure else 0.2)
+        except subprocess.TimeoutExpired:
+            pass
+        if process.poll() is not None:
+            return died_of(process.returncode) or f"exit {process.returncode}"
+        return "ok" if failure is None else f"no answer ({failure})"
+    finally:  # also when the job is interrupted meanwhile: no server is left behind
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def self_test(folder: Path, timeout: float = SELFTEST_TIMEOUT) -> dict[str, str]:
@@ -219,9 +226,12 @@ def self_test(folder: Path, timeout: float = SELFTEST_TIMEOUT) -> dict[str, str]
         if name not in supported:
             continue  # ggml never loads it here
         results[name] = run_once(view(folder, [other for other in names if other != name]), gguf, timeout)
-        level = logging.INFO if results[name] == "ok" else logging.WARNING
-        log.log(level, "llama-server CPU variant %s on this machine: %s", name,
-                "runs" if results[name] == "ok" else f"FAULTS ({results[name]}): it will not be loaded here")
+        if results[name] == "ok":
+            log.info("llama-server CPU variant %s on this machine: runs", name)
+        elif results[name] in FAULT_SIGNALS:
+            log.warning("llama-server CPU variant %s on this machine: FAULTS (%s): it will not be loaded here", name, results[name])
+        else:
+            log.warning("llama-server CPU variant %s on this machine: the self-test could not run it (%s); it is kept", name, results[name])
     record(folder, this_cpu(), results, "self-test")
     return results
 
@@ -347,7 +357,13 @@ def main() -> None:
         _, faults = checked_program(folder)
     except RuntimeError as exc:
         sys.exit(str(exc))
-    log.info("llama-server runs here on CPU variant %s%s", ggml_choice(folder, faults),
+    choice = ggml_choice(folder, faults)
+    outcome = read_stamp(folder).get("machines", {}).get(this_cpu(), {}).get("variants", {}).get(choice, "ok")
+    if outcome != "ok":
+        log.warning("llama-server will load CPU variant %s here, which did not pass the self-test (%s): the server may "
+                    "not start (the whole outcome: %s)", choice, outcome, folder / STAMP)
+        return
+    log.info("llama-server runs here on CPU variant %s%s", choice,
              f" ({', '.join(f'{name} faults: {why}' for name, why in faults.items())})" if faults else "")
 
 
