@@ -3,15 +3,18 @@ as a ratio to the ideal N × latency / concurrency (target >= 0.8), and the seco
 job and its local server) or SIGTERM (to the job) to the job's exit with a stand-in local server
 (tests/gen_worker.py), and whether the server outlived the job.
 
-With --llama N, the real local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server) on the first N sample
-sentences of each language, setting by setting on the same items in one run: each --settings entry names a prompt
-file, llama.cpp's own sampling (XTC or none) and a speculative decoding (see SAMPLING, SPECULATIVE); --format and
---slots apply to all. The default compares today's shipped setting with the paper's prompt. Each setting starts its own
-server and store and runs the default run's loop (re-asked up to --attempts times, validated by the rules, closeness
-included), and reports the seconds of generation, seconds per item-language, completion tokens/s, drafted and
-accepted tokens, items with four valid distractors at the first ask, copies and duplicates, the share of every
-sentence written below validation.min_closeness and below the Levenshtein ratio 0.6, the same for the kept
-distractors, and the share valid of all written; then the interrupt figures with the real server.
+With --llama N, the real local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server) on the first N sentences of
+each language (--items: the hand-written sample, or real news, the published WMT19/WMT21 sets' first items), setting
+by setting on the same items in one run: each --settings entry names a prompt file, llama.cpp's own sampling (XTC or
+none) and a speculative decoding (see SAMPLING, SPECULATIVE); --format and --slots apply to all. The default compares
+today's shipped setting with the paper's prompt. Each setting starts its own server and store and runs the default
+run's loop (re-asked up to --attempts times, validated by the rules, closeness included), and reports the seconds of
+generation, seconds per item-language, completion tokens/s, drafted and accepted tokens, items with four valid
+distractors at the first ask, copies and duplicates, the share of every sentence written below
+validation.min_closeness and below the Levenshtein ratio 0.6, the same for the kept distractors, the kept
+distractors' closeness profile (share per Levenshtein-ratio bin, clsd.analysis.profile) with its gaps to GPT-4's
+published sets (and, on news items, GPT-4's profile of the same items), and the share valid of all written; then the
+interrupt figures with the real server.
 
 Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v1:xtc-0.5-0.1:simple-3-16]]
 Prints and writes bench/results/generate.json, with the CPU's instruction sets. Run it on an otherwise idle machine:
@@ -75,13 +78,49 @@ def fault_server_figures(n: int, latency: float) -> dict:
     return results
 
 
-def sample_sentences(n: int, lang: str = "de") -> list[tuple[int, str]]:
-    """The first `n` sentences of the project's sample in `lang` (the default run's sentences)."""
+#: Where `--items` takes its sentences: the project's hand-written sample (the default run's), or real news, the first
+#: items of the authors' published WMT sets (../shared/data/clsd-published-sample), whose GPT-4 distractors give the
+#: same items' reference profile.
+ITEMS = {"sample": ROOT / "resources/sample/clsd_sample.csv",
+         "wmt19": ROOT.parent / "shared/data/clsd-published-sample/CLSD_wmt2019_adversarial_dataset.head50.csv",
+         "wmt21": ROOT.parent / "shared/data/clsd-published-sample/CLSD_wmt2021_adversarial_dataset.head50.csv"}
+COLUMN = {"de": "German", "fr": "French"}
+
+
+def sample_sentences(n: int, lang: str = "de", items: str = "sample") -> list[tuple[int, str]]:
+    """The first `n` sentences in `lang` of the `items` set (ITEMS)."""
     import polars as pl
 
-    column = {"de": "German", "fr": "French"}[lang]
-    table = pl.read_csv(ROOT / "resources/sample/clsd_sample.csv")
-    return list(zip(table["Index"].to_list()[:n], table[column].to_list()[:n]))
+    table = pl.read_csv(ITEMS[items])
+    return list(zip(table["Index"].to_list()[:n], table[COLUMN[lang]].to_list()[:n]))
+
+
+def published_profiles(n: int, langs: list[str], items: str) -> dict:
+    """The closeness profile of GPT-4's published distractors of the same first `n` items, per language (none for the
+    sample, which has no GPT-4 distractors)."""
+    import polars as pl
+
+    from clsd.analysis import profile
+    from clsd.analysis.table3 import similarity
+
+    if items == "sample":
+        return {}
+    table = pl.read_csv(ITEMS[items]).head(n)
+    return {lang: profile.record(profile.profile([similarity(row[COLUMN[lang]], row[f"{lang}_adv{k}"])
+                                                  for row in table.iter_rows(named=True) for k in range(1, 5)]), None)
+            for lang in langs}
+
+
+def kept_profiles(kept: list[tuple[str, str, str]]) -> dict:
+    """The closeness profile of the kept distractors per language, with its gaps to GPT-4's published full sets."""
+    from clsd.analysis import profile
+    from clsd.analysis.table3 import similarity
+
+    reference = profile.read_reference(ROOT / "resources/profiles/gpt-4-0613-wmt.yaml")
+    by_lang: dict[str, list[float]] = {}
+    for lang, target, text in kept:
+        by_lang.setdefault(lang, []).append(similarity(target, text))
+    return {lang: profile.record(profile.profile(ratios), reference.languages.get(lang)) for lang, ratios in by_lang.items()}
 
 
 #: Speculative settings by name (`--speculative`): generation.local.speculative values.
@@ -94,8 +133,8 @@ SPECULATIVE = {"none": {"type": "none"}, "simple-3-16": {"type": "ngram-simple",
 #: llama.cpp's own sampling parameters by name (`--settings`): generation.local.sampling values.
 SAMPLING = {"none": {}, "xtc-0.5-0.1": {"xtc_probability": 0.5, "xtc_threshold": 0.1},
             "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15}}
-#: Today's default (the paper's prompt, no drafting) against the shipped one: the comparison in docs/benchmarks.md.
-DEFAULT_SETTINGS = "paper-v1:none:none,local-v1:xtc-0.5-0.1:none,local-v1:xtc-0.5-0.1:simple-3-16"
+#: The shipped setting (local-v2) against its predecessor and the paper's prompt: the comparisons in docs/benchmarks.md.
+DEFAULT_SETTINGS = "paper-v1:none:none,local-v1:xtc-0.5-0.1:simple-3-16,local-v2:xtc-0.5-0.1:simple-3-16"
 
 
 @dataclass(frozen=True)
@@ -139,8 +178,9 @@ def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
             "median_ratio": round(ratios[len(ratios) // 2], 3)}
 
 
-def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threads: int, attempts: int, store: Path) -> dict:
-    """One setting on a fresh server and store: the default run's first `n` sample sentences per language at T = 1,
+def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threads: int, attempts: int, store: Path,
+              item_set: str = "sample") -> dict:
+    """One setting on a fresh server and store: the first `n` sentences of `item_set` per language at T = 1,
     re-asked up to `attempts` times as the default run does, validated by the validator's rules (closeness included)."""
     from clsd.generate.server import LlamaServer
     from clsd.validate.rules import Validator
@@ -155,7 +195,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     with server as base_url:
         server_start = time.perf_counter() - started
         for lang in langs:
-            items = sample_sentences(n, lang)
+            items = sample_sentences(n, lang, item_set)
             targets = dict(items)
             generator = llm.Generator(settings, ResponseStore(store), lambda: ChatClient(base_url=base_url, api_key="local", timeout=600,
                                                                                          retries=0, requests_per_minute=None),
@@ -184,6 +224,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
                "share_four_valid_at_first_ask": round(total("generated_at_first_ask") / item_langs, 2),
                "copies": rejects["copy"], "duplicates": rejects["duplicate"], "rejects": dict(rejects),
                "written": closeness_figures(written), "kept": closeness_figures(kept),
+               "kept_profile": kept_profiles(kept),
                "share_valid_of_written": round(sum(r["sentences"]["valid"] for r in reports)
                                                / max(1, sum(r["sentences"]["written"] for r in reports)), 3)}
     log.info("%s: %.0f s for %d item-languages (%.1f s each, %d requests), %.1f completion tokens/s, %d of %d drafted "
@@ -195,16 +236,17 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     return figures
 
 
-def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetting], langs: list[str]) -> dict:
+def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetting], langs: list[str], item_set: str) -> dict:
     """The local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server), setting by setting on the same items."""
     gguf = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()
     build = json.loads((Path(sys.executable).parent / "llama-server").resolve().with_name("build.json").read_text())
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for number, setting in enumerate(settings):
-            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, Path(tmp) / f"{number}.sqlite"))
+            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, Path(tmp) / f"{number}.sqlite", item_set))
     return {"server": "llama-server", "build": {k: build[k] for k in ("source", "variants")}, "attempts": attempts,
-            "languages": langs, "items_per_language": n, "runs": runs}
+            "languages": langs, "items": item_set, "items_per_language": n,
+            "gpt4_profile_same_items": published_profiles(n, langs, item_set), "runs": runs}
 
 
 def stored(store: Path) -> int:
@@ -253,13 +295,15 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--llama", type=int, default=0,
-                        help="sample sentences per language for each setting of the local LLM (0: skip; 12: the default run's)")
+                        help="sentences per language for each setting of the local LLM (0: skip; 12: the default run's)")
     parser.add_argument("--settings", default=DEFAULT_SETTINGS,
                         help="comma-separated prompt:sampling:speculative settings (resources/prompts/<prompt>.txt; "
                              f"sampling {', '.join(SAMPLING)}; speculative {', '.join(SPECULATIVE)})")
     parser.add_argument("--format", default="json", help="answer format of every setting")
     parser.add_argument("--slots", type=int, default=1, help="slots of every setting")
     parser.add_argument("--langs", default="de,fr", help="languages of the sample to generate")
+    parser.add_argument("--items", choices=sorted(ITEMS), default="sample",
+                        help="sentences: the hand-written sample, or real news (the published WMT19/WMT21 sets' first items)")
     parser.add_argument("--attempts", type=int, default=3, help="asks per item at most (the default run's max_attempts)")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads of the local LLM")
     parser.add_argument("--skip-test-server", action="store_true", help="only the local LLM's settings")
@@ -273,7 +317,7 @@ def main() -> None:
         result |= {"test_server": fault_server_figures(args.n, args.latency), "interrupt": interrupt_figures()}
     if args.llama:
         settings = [LlamaSetting.parse(spec, args.format, args.slots) for spec in args.settings.split(",")]
-        result["llama_cpp"] = llama_figures(args.llama, args.threads, args.attempts, settings, args.langs.split(","))
+        result["llama_cpp"] = llama_figures(args.llama, args.threads, args.attempts, settings, args.langs.split(","), args.items)
         if not args.skip_test_server:
             result["interrupt_llama_server"] = interrupt_figures(real=True)
     write_figures(args.out, result)

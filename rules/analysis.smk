@@ -32,12 +32,21 @@ rule distractor_stats:
         tex=fill(paths.TABLE, name="distractor_stats", ext="tex"),
         csv=fill(paths.TABLE, name="distractor_stats", ext="csv"),
         copies=fill(paths.TABLE, name="distractor_copies", ext="csv"),
+        profile_md=report(
+            fill(paths.TABLE, name="closeness_profile", ext="md"),
+            caption="../report/closeness_profile.rst",
+            category="Tables",
+        ),
+        profile_tex=fill(paths.TABLE, name="closeness_profile", ext="tex"),
+        profile_csv=fill(paths.TABLE, name="closeness_profile", ext="csv"),
     log:
         "results/logs/distractor_stats.log",
     localrule: True
     conda:
         "../envs/analysis.yaml"
     params:
+        labels=analysis_jobs.dataset_labels(config),
+        reference=analysis_jobs.profile_reference(config),
         code=code("distractor_stats.py"),
     script:
         "../workflow/scripts/distractor_stats.py"

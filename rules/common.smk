@@ -89,9 +89,13 @@ def analysis_targets():
 
 
 def final_targets():
-    targets = tables("table2") + tables("validation", ext=("md", "csv"))
+    targets = tables("table2", "closeness_profile") + tables(
+        "validation", ext=("md", "csv")
+    )
     targets += expand(paths.MTEB_RECORD, model=MODELS, dataset=DATASETS)
     targets += expand(paths.HF_EXPORT, dataset=DATASETS)
+    if config["generator_check"]:
+        targets += tables("generator_check", ext=("md", "csv"))
     if config["mteb"]["evaluate"]:
         targets += expand(paths.MTEB_EVALUATE, model=MODELS, dataset=DATASETS)
     return targets + analysis_targets()

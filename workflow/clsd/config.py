@@ -67,6 +67,35 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
+def check_generator_check(config: dict[str, Any]) -> None:
+    """Each `generator_check` pair names two datasets of the config with the same languages and directions."""
+    for index, pair in enumerate(config["generator_check"]):
+        for role in ("reference", "candidate"):
+            if pair[role] not in config["datasets"]:
+                raise InputError(f"config key generator_check.{index}.{role}: {pair[role]!r} is not a dataset of this config "
+                                 f"({', '.join(config['datasets'])})")
+        reference, candidate = (config["datasets"][pair[role]] for role in ("reference", "candidate"))
+        for key in ("languages", "directions"):
+            if reference[key] != candidate[key]:
+                raise InputError(f"config key generator_check.{index}: {pair['reference']} and {pair['candidate']} have other "
+                                 f"{key} ({reference[key]} and {candidate[key]}); a check compares the same items")
+
+
+def check_profile_reference(config: dict[str, Any]) -> None:
+    """`analysis.profile_reference` names a dataset of the run or a readable reference profile file (checked now, not
+    after the run's generation)."""
+    from clsd.analysis.jobs import reference_path
+    from clsd.analysis.profile import read_reference
+
+    reference = config["analysis"]["profile_reference"]
+    if reference in config["datasets"]:
+        return
+    if not reference_path(reference).is_file():
+        raise InputError(f"config key analysis.profile_reference: {reference} is neither a dataset of this config "
+                         f"({', '.join(config['datasets'])}) nor a reference profile file")
+    read_reference(reference_path(reference))
+
+
 def check_selection_keys(config: dict[str, Any]) -> None:
     """A published CSV is taken as it is (its items are the published set's): `select.min_words` and `select.lang`
     select raw pairs only and would be ignored there, so they are refused (read before the schema's defaults)."""
@@ -107,6 +136,8 @@ def check(config: dict[str, Any]) -> None:
     for name, model in config["models"].items():
         model.setdefault("label", name)
         check_model(name, model)
+    check_profile_reference(config)
+    check_generator_check(config)
     if config["validation"]["judge_prompt"] is None:
         config["validation"]["judge_prompt"] = JUDGE_PROMPTS[config["validation"]["judge_per"]]
     config["validation"]["judge_prompt"] = resource(config["validation"]["judge_prompt"])

@@ -1,10 +1,10 @@
-"""Rule `distractor_stats`: Jaccard, Levenshtein and single-word statistics of every distractor set, and the
-list of distractors that copy their true target."""
+"""Rule `distractor_stats`: Jaccard, Levenshtein and single-word statistics of every distractor set, the list of
+distractors that copy their true target, and every set's closeness profile beside the reference's."""
 
 import logging
 
 import polars as pl
-from clsd.analysis import distractor_stats
+from clsd.analysis import distractor_stats, profile
 from clsd.core import logs, render
 from clsd.core.io import read_table
 from clsd.core.languages import names
@@ -22,3 +22,11 @@ copies = pl.concat([distractor_stats.target_copies(table).with_columns(pl.lit(da
 for row in copies.iter_rows(named=True):
     logging.warning("%s item %s (%s) distractor %s copies its true target: %r", row["dataset"], row["id"], row["lang"], row["k"], row["distractor"])
 copies.select("dataset", "id", "lang", "k", "target", "distractor").write_csv(snakemake.output.copies)
+
+reference = profile.reference_of(snakemake.params.reference, tables, snakemake.params.labels)
+sets = {snakemake.params.labels[dataset]: profile.profiles(table) for dataset, table in tables.items() if table.height}
+frame = profile.profile_table(sets, reference, names())
+notes = [f"Share of kept distractors (%) per Levenshtein ratio to the true target; gaps to {reference.label}: the largest "
+         f"bin's in points, the median's; matches: every bin within {profile.BIN_GAP:g} points and the median within "
+         f"{profile.MEDIAN_GAP:g}."]
+render.write(frame, snakemake.output.profile_md, snakemake.output.profile_tex, snakemake.output.profile_csv, notes=notes)

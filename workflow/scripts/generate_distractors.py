@@ -16,6 +16,8 @@ import json
 import logging
 from pathlib import Path
 
+from clsd.analysis import jobs as analysis_jobs
+from clsd.analysis import profile
 from clsd.core import logs
 from clsd.core.io import read_meta, read_table, sha256_file, write_table
 from clsd.core.languages import language
@@ -57,7 +59,9 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
 
 report |= {"dataset": dataset, "lang": lang, "language": language(lang).name, "model": settings.model,
            "endpoint": endpoint.id, "prompt": snakemake.input.prompt, "store": str(endpoint.store.path),
-           "validation": validation, "local_server": endpoint.local_server(), "estimate": planned.row()}
+           "validation": validation, "local_server": endpoint.local_server(), "estimate": planned.row(),
+           "closeness_profile": profile.kept_record(items, table, lang, profile.reference_of(
+               analysis_jobs.profile_reference(snakemake.config), {}, {}))}
 logging.info("generation report: %s", json.dumps({k: v for k, v in report.items() if k not in ("failed", "rejected")}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 write_table(table, snakemake.output.distractors, {"dataset": dataset, "lang": lang,

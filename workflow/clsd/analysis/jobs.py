@@ -4,11 +4,14 @@ Snakemake plans). The keyed candidate and score files serve the report stage's a
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from clsd.core import paths
 from clsd.core.paths import input_name
+from clsd.core.workflow import project_file
 from clsd.data import jobs as data_jobs
 
 Config = Mapping[str, Any]
@@ -32,6 +35,27 @@ def scores_of(config: Config, *views: str) -> dict[str, str]:
 def model_labels(config: Config) -> dict[str, str]:
     """The model labels a table prints (a relabelled model re-renders it, and reruns nothing else)."""
     return {name: config["models"][name]["label"] for name in sorted(config["models"])}
+
+
+def dataset_labels(config: Config) -> dict[str, str]:
+    """The dataset labels a table prints."""
+    return {name: config["datasets"][name]["label"] for name in sorted(config["datasets"])}
+
+
+def profile_reference(config: Config) -> dict[str, str]:
+    """What closeness profiles are held against (`analysis.profile_reference`), as a param: `{"dataset": key}` for a
+    dataset of the run, else `{"file": as configured, "sha256": of its content}` (what it holds, not where it lies: an
+    edited reference re-renders the tables, a moved checkout replans nothing)."""
+    reference = config["analysis"]["profile_reference"]
+    if reference in config["datasets"]:
+        return {"dataset": reference}
+    return {"file": reference, "sha256": hashlib.sha256(reference_path(reference).read_bytes()).hexdigest()}
+
+
+def reference_path(reference: str) -> Path:
+    """Where a reference profile file lies: `resources/...` in the checkout (clsd.core.workflow), any other path as
+    given (`~` expanded)."""
+    return project_file(reference) if reference.startswith("resources/") else Path(reference).expanduser()
 
 
 def direct_analysis_inputs(config: Config) -> dict[str, str]:
