@@ -46,9 +46,34 @@ rule table2:
         "../workflow/scripts/table2.py"
 
 
+rule generator_check:
+    input:
+        unpack(lambda w: report_jobs.generator_check_inputs(config)),
+    output:
+        md=report(
+            fill(paths.TABLE, name="generator_check", ext="md"),
+            caption="../report/generator_check.rst",
+            category="Tables",
+        ),
+        csv=fill(paths.TABLE, name="generator_check", ext="csv"),
+    log:
+        "results/logs/generator_check.log",
+    localrule: True
+    conda:
+        "../envs/report.yaml"
+    params:
+        pairs=report_jobs.generator_check_pairs(config),
+        models=analysis_jobs.model_labels(config),
+        reference=analysis_jobs.profile_reference(config),
+        code=code("generator_check.py"),
+    script:
+        "../workflow/scripts/generator_check.py"
+
+
 rule validation_table:
     input:
         unpack(lambda w: report_jobs.validation_reports(config)),
+        profile=fill(paths.TABLE, name="closeness_profile", ext="md"),
     output:
         md=report(
             fill(paths.TABLE, name="validation", ext="md"),

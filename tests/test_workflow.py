@@ -230,6 +230,40 @@ def test_analysis_outputs(workdir):
     assert stats["distractors"].to_list() == [88, 88, 88, 88, 176, 176]
     assert stats["target_copies"].to_list() == [0] * 6
     assert pl.read_csv(workdir / "results/tables/distractor_copies.csv").height == 0
+    # every set's closeness profile beside GPT-4's published sets', in its own table and in the validation table
+    profiles = pl.read_csv(workdir / "results/tables/closeness_profile.csv")
+    assert profiles["Set"].to_list() == ["GPT-4 (published WMT19 + WMT21)", "Raw", "Sample"] * 2
+    mine = profiles.filter(pl.col("n").is_not_null())
+    assert mine["n"].to_list() == [88] * 4 and mine["Language"].to_list() == ["German", "German", "French", "French"]
+    shares = mine.select("<0.6", "[0.6,0.7)", "[0.7,0.8)", "[0.8,0.9)", "≥0.9").sum_horizontal()
+    assert shares.round(6).to_list() == [100.0] * 4 and set(mine["matches"]) <= {"yes", "no"}
+    assert "Closeness profile of the kept distractors" in (workdir / "results/tables/validation.md").read_text()
+
+
+def test_the_generator_check_compares_two_generators_on_the_same_items(fresh_copy):
+    """The sample's hand-written distractors against the same items' rule-based ones (and against the raw corpus's,
+    the same distractors): each model's P@1 under both, the paired difference, the ranking, the two profiles."""
+    config = read_config(fresh_copy)
+    config["datasets"]["rules"] = {"label": "Rules", "source": {"kind": "published_csv", "path": "sources/sample.csv"},
+                                   "distractors": {"kind": "rules"}}
+    config["generator_check"] = [{"reference": "sample", "candidate": "raw"}, {"reference": "sample", "candidate": "rules"}]
+    write_config(fresh_copy, config)
+    snakemake(fresh_copy)
+    check = pl.read_csv(fresh_copy / "results/tables/generator_check.csv")
+    assert check.height == 2 * 2 * 2  # pairs × models × directions
+    same = check.filter(pl.col("Candidate") == "Raw")
+    assert same["Difference"].to_list() == [0.0] * 4 and same["n"].to_list() == [22] * 4
+    assert (same["CI low"] < 0).all() and (same["CI high"] > 0).all()  # no difference, an interval around it
+    table2 = pl.read_csv(fresh_copy / "results/tables/table2.csv")
+    minilm = check.filter((pl.col("Candidate") == "Rules") & (pl.col("Model") == "minilm") & (pl.col("Direction") == "DE→FR")).row(0, named=True)
+    rules_scored = table2.filter(pl.col("model") == "items scored")["Rules DE→FR"][0]
+    assert minilm["n"] == rules_scored and minilm["unscored candidate"] == 22 - rules_scored and minilm["unscored reference"] == 0
+    if rules_scored == 22:  # on the same items, the reference's P@1 is Table 2's
+        assert minilm["P@1 reference"] == pytest.approx(table2.filter(pl.col("model") == "minilm")["Sample DE→FR"][0])
+    assert minilm["CI low"] <= minilm["Difference"] <= minilm["CI high"]
+    markdown = (fresh_copy / "results/tables/generator_check.md").read_text()
+    assert "DE→FR: Sample ranks" in markdown and "Raw ranks" in markdown
+    assert "Closeness profiles of Sample and Rules" in markdown and "| GPT-4 (published WMT19 + WMT21) | German |" in markdown
 
 
 def test_html_report_holds_every_table_and_figure(workdir):
@@ -733,3 +767,15 @@ def test_onnx_and_openvino_backends_export_once_and_never_mix_with_torch(tmp_pat
     snakemake(tmp_path, *manifests)
     manifest = json.loads((tmp_path / "results/exports/test-minilm-onnx.json").read_text())
     assert not manifest["reused"] and "files of the export" in (tmp_path / "results/logs/export_model/test-minilm-onnx.log").read_text()
+
+
+def test_the_generator_check_config_plans_both_generators_and_the_check():
+    """config/generator-check.yaml (docs/generator-check.md) plans the local generator on the published items, both
+    sets' embeddings and the check, from the repository root where its ../shared paths point."""
+    require_shared()
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--dry-run", "--configfile",
+                             "config/generator-check.yaml"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for planned in ("localrule generator_check:", "generate_distractors:", "dataset=wmt21-local, lang=fr",
+                    "localrule distractor_stats:"):
+        assert planned in result.stdout, planned

@@ -1,6 +1,7 @@
 """Uncertainty of Precision@1: exact (Clopper–Pearson) intervals per cell, a paired interval for the mean of
 cells that share items, seeds derived from what is resampled, percentile bootstrap intervals (for the
-continuous shifts of the analysis) and the exact McNemar test for paired models."""
+continuous shifts of the analysis), the exact McNemar test for paired models and an interval for a paired difference
+of two proportions (the same items under two distractor sets, clsd.report.generator_check)."""
 
 from __future__ import annotations
 
@@ -111,3 +112,28 @@ def holm(p_values: list[float]) -> list[float]:
         running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
         adjusted[index] = running
     return adjusted
+
+
+def wilson_interval(successes: int, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion, as fractions."""
+    ci = stats.binomtest(successes, n).proportion_ci(confidence_level=LEVEL, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def paired_difference_interval(both: int, only_a: int, only_b: int, neither: int) -> tuple[float, float]:
+    """95% interval of p_b − p_a, two proportions on the same n items (counts of items both, only A, only B and
+    neither get right): Newcombe's hybrid score interval for paired data (method 10 of Newcombe 1998), from the two
+    Wilson intervals and the correlation of the pairs. It stays inside [−1, 1], needs no discordant pair to be
+    defined, and is wide on few items, where the conditional McNemar interval collapses."""
+    n = both + only_a + only_b + neither
+    if n <= 0:
+        raise ValueError("the interval of a difference on zero items is undefined")
+    p_a, p_b = (both + only_a) / n, (both + only_b) / n
+    low_a, high_a = wilson_interval(both + only_a, n)
+    low_b, high_b = wilson_interval(both + only_b, n)
+    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    phi = (both * neither - only_a * only_b) / margins**0.5 if margins else 0.0
+    below = ((p_b - low_b) ** 2 - 2 * phi * (p_b - low_b) * (high_a - p_a) + (high_a - p_a) ** 2) ** 0.5
+    above = ((high_b - p_b) ** 2 - 2 * phi * (high_b - p_b) * (p_a - low_a) + (p_a - low_a) ** 2) ** 0.5
+    difference = p_b - p_a
+    return max(-1.0, difference - below), min(1.0, difference + above)

@@ -32,6 +32,22 @@ def table2_inputs(config: Config, views: Sequence[str]) -> dict[str, str]:
     return scores_of(config, *views) | candidates_of(config)
 
 
+def generator_check_inputs(config: Config) -> dict[str, str]:
+    """The direct-view score files of every model and the candidate tables of every dataset a `generator_check` pair
+    names, keyed as scores_of and candidates_of key them."""
+    named = {name for pair in config["generator_check"] for name in (pair["reference"], pair["candidate"])}
+    keep = lambda key: key.split(paths.SEPARATOR)[-1] in named  # noqa: E731
+    return {key: path for key, path in (scores_of(config, "direct") | candidates_of(config)).items() if keep(key)}
+
+
+def generator_check_pairs(config: Config) -> list[dict[str, str]]:
+    """Each pair of the generator check with the two datasets' labels and directions (the rule's param)."""
+    datasets = config["datasets"]
+    return [{"reference": pair["reference"], "candidate": pair["candidate"], "reference_label": datasets[pair["reference"]]["label"],
+             "candidate_label": datasets[pair["candidate"]]["label"], "directions": datasets[pair["reference"]]["directions"]}
+            for pair in config["generator_check"]]
+
+
 def validation_reports(config: Config) -> dict[str, str]:
     """Every validation report, keyed `report|<dataset>|<lang>`."""
     return {
