@@ -205,12 +205,12 @@ def test_the_default_config_runs_offline_end_to_end(tmp_path):
     stamp = json.loads(program.resolve().with_name("build.json").read_text())
     assert stamp["machines"][this_cpu()]["variants"]["faulty"] == "SIGILL"  # recorded for this machine: never loaded again
     logs = "".join((tmp_path / f"results/logs/generate_distractors/sample/{lang}.log").read_text() for lang in ("de", "fr"))
-    assert re.search(r"CPU variant faulty died of SIGILL on this machine .*; restarting on \w+", logs)
+    assert re.search(r"CPU variant faulty died of SIGILL on this machine; restarting on \w+", logs)
     for lang in ("de", "fr"):
         report = json.loads((tmp_path / f"results/generation/sample/{lang}.json").read_text())
         assert report["answer_format"] == "json" and report["rejects"].get("short_answer", 0) == 0
         assert report["local_server"]["server"] == "llama-server" and report["local_server"]["cpu_variant"] in stamp["variants"]
-        assert report["local_server"]["cpu_variants_faulting"] == {"faulty": "SIGILL"}
+        assert report["local_server"]["cpu_variants_faulting"]["faulty"] == "SIGILL"
         assert report["closeness_profile"]["reference"].startswith("GPT-4") and report["closeness_profile"]["n"] > 0
         # the shipped speculative decoding ran: the server drafted tokens from the prompt and accepted some
         assert report["local_server"]["speculative"] == config["generation"]["local"]["speculative"]

@@ -63,14 +63,26 @@ def test_a_reference_file_with_a_bad_key_is_named(tmp_path):
         profile.read_reference(bad)
 
 
-@pytest.mark.parametrize("counts, difference", [((12, 2, 9, 4), 7 / 27), ((5, 3, 0, 4), -3 / 12), ((10, 0, 0, 0), 0.0)])
+@pytest.mark.parametrize("counts, difference", [((12, 2, 9, 4), 7 / 27), ((5, 3, 0, 4), -3 / 12), ((10, 0, 0, 0), 0.0),
+                                                ((11, 0, 0, 11), 0.0)])
 def test_the_paired_interval_holds_the_difference_and_stays_wide_on_few_items(counts, difference):
     low, high = paired_difference_interval(*counts)
     assert -1 <= low < difference < high <= 1 or (difference == 0 and low < 0 < high)
+    both, only_a, only_b, neither = counts
+    mirrored = paired_difference_interval(both, only_b, only_a, neither)  # A and B swapped: the mirror image
+    assert mirrored == pytest.approx((-high, -low))
     wide, narrow = paired_difference_interval(6, 1, 3, 2), paired_difference_interval(60, 10, 30, 20)
     assert wide[1] - wide[0] > 2 * (narrow[1] - narrow[0])  # ten times the items: about a third of the width
     with pytest.raises(ValueError):
         paired_difference_interval(0, 0, 0, 0)
+
+
+def test_pairs_that_agree_give_a_narrower_interval_than_pairs_that_do_not():
+    """The same two proportions (0.5 and 0.6 of 20): outcomes that go together (the same items right) make the
+    difference surer than outcomes that are independent, the point of a paired interval."""
+    together, apart = paired_difference_interval(10, 0, 2, 8), paired_difference_interval(6, 4, 6, 4)
+    assert together[1] - together[0] < 0.75 * (apart[1] - apart[0])
+    assert together[0] < 0.1 < together[1] and apart[0] < 0.1 < apart[1]
 
 
 def scores(correct: dict[int, bool], direction: str = "de-fr") -> pl.DataFrame:

@@ -19,7 +19,7 @@ import yaml
 
 from clsd.core.errors import InputError
 from clsd.core.languages import language
-from clsd.core.workflow import PACKAGE_ROOT, root
+from clsd.core.workflow import PACKAGE_ROOT, data_file, root
 from clsd.embed import backends
 from clsd.embed.locations import model_folder, model_store
 from clsd.embed.model_store import RECIPES
@@ -84,16 +84,15 @@ def check_generator_check(config: dict[str, Any]) -> None:
 def check_profile_reference(config: dict[str, Any]) -> None:
     """`analysis.profile_reference` names a dataset of the run or a readable reference profile file (checked now, not
     after the run's generation)."""
-    from clsd.analysis.jobs import reference_path
     from clsd.analysis.profile import read_reference
 
     reference = config["analysis"]["profile_reference"]
     if reference in config["datasets"]:
         return
-    if not reference_path(reference).is_file():
+    if not data_file(reference).is_file():
         raise InputError(f"config key analysis.profile_reference: {reference} is neither a dataset of this config "
                          f"({', '.join(config['datasets'])}) nor a reference profile file")
-    read_reference(reference_path(reference))
+    read_reference(data_file(reference))
 
 
 def check_selection_keys(config: dict[str, Any]) -> None:

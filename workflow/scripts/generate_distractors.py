@@ -16,7 +16,6 @@ import json
 import logging
 from pathlib import Path
 
-from clsd.analysis import jobs as analysis_jobs
 from clsd.analysis import profile
 from clsd.core import logs
 from clsd.core.io import read_meta, read_table, sha256_file, write_table
@@ -60,8 +59,7 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
 report |= {"dataset": dataset, "lang": lang, "language": language(lang).name, "model": settings.model,
            "endpoint": endpoint.id, "prompt": snakemake.input.prompt, "store": str(endpoint.store.path),
            "validation": validation, "local_server": endpoint.local_server(), "estimate": planned.row(),
-           "closeness_profile": profile.kept_record(items, table, lang, profile.reference_of(
-               analysis_jobs.profile_reference(snakemake.config), {}, {}))}
+           "closeness_profile": profile.kept_record(items, table, lang, profile.reference_of(snakemake.params.reference, {}, {}))}
 logging.info("generation report: %s", json.dumps({k: v for k, v in report.items() if k not in ("failed", "rejected")}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 write_table(table, snakemake.output.distractors, {"dataset": dataset, "lang": lang,

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from clsd.core import paths
 from clsd.core.paths import input_name
-from clsd.core.workflow import project_file
+from clsd.core.workflow import data_file
 from clsd.data import jobs as data_jobs
 
 Config = Mapping[str, Any]
@@ -49,13 +48,7 @@ def profile_reference(config: Config) -> dict[str, str]:
     reference = config["analysis"]["profile_reference"]
     if reference in config["datasets"]:
         return {"dataset": reference}
-    return {"file": reference, "sha256": hashlib.sha256(reference_path(reference).read_bytes()).hexdigest()}
-
-
-def reference_path(reference: str) -> Path:
-    """Where a reference profile file lies: `resources/...` in the checkout (clsd.core.workflow), any other path as
-    given (`~` expanded)."""
-    return project_file(reference) if reference.startswith("resources/") else Path(reference).expanduser()
+    return {"file": reference, "sha256": hashlib.sha256(data_file(reference).read_bytes()).hexdigest()}
 
 
 def direct_analysis_inputs(config: Config) -> dict[str, str]:

@@ -19,9 +19,8 @@ from statistics import median
 
 import polars as pl
 
-from clsd.analysis.jobs import reference_path
 from clsd.analysis.table3 import similarity
-from clsd.core.workflow import read_checked_yaml
+from clsd.core.workflow import data_file, read_checked_yaml
 
 #: Lower edges of the five bins (the last one ends at 1 inclusive), and their labels in tables.
 EDGES = (0.0, 0.6, 0.7, 0.8, 0.9)
@@ -101,7 +100,7 @@ def reference_of(param: Mapping[str, str], sets: Mapping[str, pl.DataFrame], lab
     """The reference a rule's param names (clsd.analysis.jobs.profile_reference): a file, read; a dataset, profiled from
     its table among `sets` (None when it is not among them)."""
     if "dataset" not in param:
-        return read_reference(reference_path(param["file"]))
+        return read_reference(data_file(param["file"]))
     name = param["dataset"]
     return Reference(labels.get(name, name), profiles(sets[name])) if name in sets else None
 
@@ -144,7 +143,7 @@ def profile_table(sets: Mapping[str, Mapping[str, Profile]], reference: Referenc
             rows.append({"Set": reference.label, "Language": name, "n": None, **dict(zip(LABELS, ref.shares)),
                          "median": ref.median, "max bin gap": None, "median gap": None, "matches": None})
         for label, by_lang in sets.items():
-            if lang not in by_lang:
+            if lang not in by_lang or label == reference.label:  # a dataset named as the reference: its row above
                 continue
             mine = by_lang[lang]
             bin_gap, median_gap = gaps(mine, ref) if ref is not None else (None, None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 
 import numpy as np
 from scipy import stats
@@ -123,8 +124,9 @@ def wilson_interval(successes: int, n: int) -> tuple[float, float]:
 def paired_difference_interval(both: int, only_a: int, only_b: int, neither: int) -> tuple[float, float]:
     """95% interval of p_b − p_a, two proportions on the same n items (counts of items both, only A, only B and
     neither get right): Newcombe's hybrid score interval for paired data (method 10 of Newcombe 1998), from the two
-    Wilson intervals and the correlation of the pairs. It stays inside [−1, 1], needs no discordant pair to be
-    defined, and is wide on few items, where the conditional McNemar interval collapses."""
+    Wilson intervals and the correlation of the pairs, with his correction of a positive correlation
+    (max(both·neither − only_a·only_b − n/2, 0) in its numerator), without which two sets that agree on every item
+    would get an interval of width 0. It stays inside [−1, 1] and is wide on few items."""
     n = both + only_a + only_b + neither
     if n <= 0:
         raise ValueError("the interval of a difference on zero items is undefined")
@@ -132,8 +134,11 @@ def paired_difference_interval(both: int, only_a: int, only_b: int, neither: int
     low_a, high_a = wilson_interval(both + only_a, n)
     low_b, high_b = wilson_interval(both + only_b, n)
     margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
-    phi = (both * neither - only_a * only_b) / margins**0.5 if margins else 0.0
-    below = ((p_b - low_b) ** 2 - 2 * phi * (p_b - low_b) * (high_a - p_a) + (high_a - p_a) ** 2) ** 0.5
-    above = ((high_b - p_b) ** 2 - 2 * phi * (high_b - p_b) * (p_a - low_a) + (p_a - low_a) ** 2) ** 0.5
+    association = both * neither - only_a * only_b
+    if association > 0:
+        association = max(association - n / 2, 0.0)
+    phi = association / math.sqrt(margins) if margins else 0.0
+    below = math.sqrt(max(0.0, (p_b - low_b) ** 2 - 2 * phi * (p_b - low_b) * (high_a - p_a) + (high_a - p_a) ** 2))
+    above = math.sqrt(max(0.0, (high_b - p_b) ** 2 - 2 * phi * (high_b - p_b) * (p_a - low_a) + (p_a - low_a) ** 2))
     difference = p_b - p_a
     return max(-1.0, difference - below), min(1.0, difference + above)

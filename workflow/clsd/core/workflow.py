@@ -43,6 +43,12 @@ def project_file(relative: str) -> Path:
     return (root() if relative.startswith("resources/") else PACKAGE_ROOT) / relative
 
 
+def data_file(path: str) -> Path:
+    """A data file a config names: `resources/...` in this checkout (like the registry), any other path as given
+    (`~` expanded)."""
+    return project_file(path) if path.startswith("resources/") else Path(path).expanduser()
+
+
 def read_checked_yaml(path: Path, schema: str, what: str) -> Any:
     """The YAML data of the data file `path` (`what` it is, for the error), valid against the package's schema file
     `schema` (a path in the checkout): a file that cannot be read or parsed, or the first (best) schema error, is an

@@ -22,19 +22,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from clsd.generate.server_variants import (FAULT_SIGNALS, checked_program, died_of, ggml_choice, install_folder, probe,
-                                          record_fault)
+from clsd.generate.server_variants import (FAULT_SIGNALS, checked_program, died_of, ggml_choice, install_folder,
+                                          no_variant_message, probe, record_faults, view)
 
 log = logging.getLogger(__name__)
 
 
 class ServerDied(RuntimeError):
     """llama-server died of a fault signal (FAULT_SIGNALS) before it was ready or on its first request: a CPU variant
-    that faults."""
+    that faults. `variant`: the one it had loaded, when it died after it was ready (else None: ggml's choice)."""
 
-    def __init__(self, signal_name: str) -> None:
+    def __init__(self, signal_name: str, variant: str | None) -> None:
         super().__init__(f"llama-server died of {signal_name} before it answered")
         self.signal = signal_name
+        self.variant = variant
 
 
 def free_port() -> int:
@@ -167,15 +168,29 @@ class LlamaServer:
         if folder is None:  # a user's own server, or a test's stand-in: started as it is
             return self._start(probe=False)
         program, self.faulted = checked_program(folder)
+        pending: dict[str, str] = {}  # faulted in this job, recorded once the next variant has run the same model
         while True:
             self.program[0] = str(program)
             try:
-                return self._start(probe=True)
+                base_url = self._start(probe=True)
             except ServerDied as died:
-                variant = ggml_choice(folder, self.faulted)
-                program, self.faulted = record_fault(folder, variant, died.signal)
-                log.warning("llama-server's CPU variant %s died of %s on this machine (recorded in %s); restarting on %s",
-                            variant, died.signal, folder / "build.json", ggml_choice(folder, self.faulted))
+                variant = died.variant or ggml_choice(folder, self.faulted | pending)
+                pending[variant] = died.signal
+                following = ggml_choice(folder, self.faulted | pending)
+                if following is None:
+                    raise RuntimeError(f"llama-server died of {died.signal} on every CPU variant left here: a fault of the "
+                                       f"model or the program, not of a variant (nothing was recorded). "
+                                       + no_variant_message(folder, self.faulted | pending)) from died
+                log.warning("llama-server's CPU variant %s died of %s on this machine; restarting on %s", variant,
+                            died.signal, following)
+                program = view(folder, self.faulted | pending)
+                continue
+            if pending:
+                record_faults(folder, pending)
+                log.warning("recorded in %s: CPU variant(s) %s fault on this machine and are not loaded here again",
+                            folder / "build.json", ", ".join(pending))
+                self.faulted |= pending
+            return base_url
 
     def _start(self, probe: bool) -> str:
         """Start the server and wait until it answers; with `probe`, ask it once (a few tokens, or one embedding)
@@ -189,8 +204,10 @@ class LlamaServer:
         if self.log_path:
             output.close()  # the server holds its own copy
         base_url = f"http://127.0.0.1:{port}/v1"
+        self.variant = None
         try:
             wait_ready(base_url, self.process, self.startup_timeout)
+            self.variant = self._loaded_variant()  # while it lives: the variant a fault below is held against
             if probe:
                 self._probe(base_url)
         except BaseException as exc:
@@ -199,10 +216,9 @@ class LlamaServer:
             if isinstance(exc, KeyboardInterrupt) or signal_name is None:
                 raise
             if signal_name in FAULT_SIGNALS:
-                raise ServerDied(signal_name) from exc
+                raise ServerDied(signal_name, self.variant) from exc
             raise RuntimeError(f"llama-server was ended by {signal_name} before it answered (out of memory, or stopped "
                                "from outside?)") from exc
-        self.variant = self._loaded_variant()
         return base_url
 
     def _probe(self, base_url: str) -> None:

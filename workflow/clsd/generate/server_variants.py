@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import http.client
 import json
 import logging
 import os
@@ -30,7 +31,6 @@ import sys
 import tarfile
 import tempfile
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -113,7 +113,8 @@ def scores(folder: Path) -> dict[str, int]:
 
 def ggml_choice(folder: Path, excluded: Iterable[str] = ()) -> str | None:
     """The variant ggml loads from `folder` once `excluded` are left out: the best score above 0, or None."""
-    left = {name: score for name, score in scores(folder).items() if name not in set(excluded) and score > 0}
+    excluded = set(excluded)
+    left = {name: score for name, score in scores(folder).items() if name not in excluded and score > 0}
     return max(left, key=left.__getitem__) if left else None
 
 
@@ -134,26 +135,28 @@ def record(folder: Path, cpu: str, results: Mapping[str, str], how: str) -> None
 
 
 def view(folder: Path, excluded: Iterable[str]) -> Path:
-    """The llama-server of a folder holding the install less the `excluded` variants (hard links, copies across
-    file systems); the install's own program when none is excluded. Made once, then reused."""
+    """The llama-server of a folder holding the install less the `excluded` variants (hard links into the install);
+    the install's own program when none is excluded. Made once, then reused, also by another job meanwhile."""
     left_out = sorted(set(excluded))
     if not left_out:
         return folder / "llama-server"
     target = folder / VIEWS / ("without-" + "-".join(left_out))
-    if not (target / "llama-server").is_file():
-        staging = Path(tempfile.mkdtemp(prefix=".view-", dir=folder))
+    if (target / "llama-server").is_file():
+        return target / "llama-server"
+    target.parent.mkdir(exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".view-", dir=target.parent))
+    try:
+        staging.chmod(0o755)  # as the install: an environment shared by several users
+        skipped = {f"libggml-cpu-{name}.so" for name in left_out}
         for path in folder.iterdir():
-            if path.is_file() and (path.name == "llama-server" or path.name.startswith("lib")) \
-                    and path.name not in {f"libggml-cpu-{name}.so" for name in left_out}:
-                try:
-                    os.link(path, staging / path.name)
-                except OSError:
-                    shutil.copy2(path, staging / path.name)
-        target.parent.mkdir(exist_ok=True)
-        try:
-            staging.rename(target)
-        except OSError:  # another job made it first
-            shutil.rmtree(staging, ignore_errors=True)
+            if path.is_file() and (path.name == "llama-server" or path.name.startswith("lib")) and path.name not in skipped:
+                os.link(path, staging / path.name)
+        staging.rename(target)
+    except OSError:
+        if not (target / "llama-server").is_file():  # else another job made the same view first
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return target / "llama-server"
 
 
@@ -198,7 +201,7 @@ def run_once(program: Path, gguf: Path, timeout: float) -> str:
         try:
             wait_ready(base_url, process, timeout)
             probe(base_url, False, timeout)
-        except (RuntimeError, OSError) as exc:  # OSError: timeouts and refused connections too
+        except (RuntimeError, OSError, http.client.HTTPException) as exc:  # OSError: timeouts, refused connections
             failure = exc
         try:  # a fault while answering ends the process just after the connection
             process.wait(timeout=1.0 if failure else 0.2)
@@ -248,30 +251,28 @@ def checked_program(folder: Path) -> tuple[Path, dict[str, str]]:
             except (RuntimeError, OSError, subprocess.SubprocessError) as exc:  # e.g. the sdist not in reach offline
                 log.warning("could not test llama-server's CPU variants here (%s); a variant that faults is left out "
                             "when it first does", exc)
+                record(folder, cpu, {}, f"no self-test ({str(exc)[:200]})")
         faults = faulting(folder, cpu)
         if ggml_choice(folder, faults) is None:
             raise RuntimeError(no_variant_message(folder, faults))
         return view(folder, faults), faults
 
 
-def record_fault(folder: Path, variant: str, why: str) -> tuple[Path, dict[str, str]]:
-    """Record that `variant` faulted under the real model on this machine; the program without it, and every
-    variant faulting here (a RuntimeError when none is left)."""
-    cpu = this_cpu()
+def record_faults(folder: Path, faults: Mapping[str, str]) -> None:
+    """Record variants that died of a fault signal under the real model on this machine (the job calls it once the
+    next variant has run the same model: a fault that every variant shows is the model's or the program's, and is
+    held against none)."""
     with locked(folder):
-        record(folder, cpu, {variant: why}, "a run")
-        faults = faulting(folder, cpu)
-        if ggml_choice(folder, faults) is None:
-            raise RuntimeError(no_variant_message(folder, faults))
-        return view(folder, faults), faults
+        record(folder, this_cpu(), faults, "a run")
 
 
 def no_variant_message(folder: Path, faults: Mapping[str, str]) -> str:
     """What to do when no variant runs here."""
     listed = ", ".join(f"{name} ({why})" for name, why in faults.items())
-    return (f"no CPU variant of llama-server in {folder} runs on this machine (faulting: {listed}; recorded in "
-            f"{folder / STAMP}). Rebuild with more variants (`CLSD_LLAMA_CPU_VARIANTS=all bash install.sh`), or set "
-            "generation.local.server to a llama-server built for this machine")
+    return (f"no CPU variant of llama-server in {folder} runs on this machine (faulting: {listed}; the self-test's "
+            f"outcomes are in {folder / STAMP}, under machines). Rebuild with more variants "
+            "(`CLSD_LLAMA_CPU_VARIANTS=all bash install.sh`, which also tests them again), or set generation.local.server "
+            "to a llama-server built for this machine")
 
 
 def write_tiny_gguf(path: Path) -> None:
@@ -353,12 +354,15 @@ def main() -> None:
     folder = install_folder(args.prefix / "bin" / "llama-server")
     if folder is None:
         sys.exit(f"no llama-server built by clsd in {args.prefix} (run bash install.sh)")
+    from clsd.generate.server import sigterm_as_interrupt
+
     try:
-        _, faults = checked_program(folder)
+        with sigterm_as_interrupt():  # a killed install stops the server under test too (run_once's finally)
+            _, faults = checked_program(folder)
     except RuntimeError as exc:
         sys.exit(str(exc))
     choice = ggml_choice(folder, faults)
-    outcome = read_stamp(folder).get("machines", {}).get(this_cpu(), {}).get("variants", {}).get(choice, "ok")
+    outcome = read_stamp(folder).get("machines", {}).get(this_cpu(), {}).get("variants", {}).get(choice, "untested")
     if outcome != "ok":
         log.warning("llama-server will load CPU variant %s here, which did not pass the self-test (%s): the server may "
                     "not start (the whole outcome: %s)", choice, outcome, folder / STAMP)

@@ -88,8 +88,8 @@ def check_table(pair: Pair, scores: Mapping[str, tuple[pl.DataFrame, pl.DataFram
 
 
 def ranking_notes(table: pl.DataFrame) -> list[str]:
-    """Per pair and direction: the models in order of P@1 under each set, whether the order is the same, and Kendall's
-    tau of the two orders (three models or more)."""
+    """Per pair and direction: the models in order of P@1 under each set, whether the order is the same (no two models
+    swapped; a tie under one set swaps nothing), and Kendall's tau of the two orders (three models or more)."""
     notes = []
     for (reference, candidate, direction), part in table.group_by("Reference", "Candidate", "Direction", maintain_order=True):
         part = part.drop_nulls("P@1 reference")
@@ -97,10 +97,12 @@ def ranking_notes(table: pl.DataFrame) -> list[str]:
             continue
         order_ref = part.sort("P@1 reference", descending=True)["Model"].to_list()
         order_cand = part.sort("P@1 candidate", descending=True)["Model"].to_list()
-        same = order_ref == order_cand
+        ref, cand = part["P@1 reference"].to_list(), part["P@1 candidate"].to_list()
+        swapped = any((ref[i] - ref[j]) * (cand[i] - cand[j]) < 0 for i in range(len(ref)) for j in range(i + 1, len(ref)))
         tau = ""
         if part.height >= 3:
-            tau = f"; Kendall's tau {stats.kendalltau(part['P@1 reference'], part['P@1 candidate']).statistic:.2f}"
+            statistic = stats.kendalltau(ref, cand).statistic
+            tau = "" if np.isnan(statistic) else f"; Kendall's tau {statistic:.2f}"
         notes.append(f"{direction}: {reference} ranks {' > '.join(order_ref)}; {candidate} ranks {' > '.join(order_cand)}: "
-                     f"{'the same order' if same else 'another order'}{tau}.")
+                     f"{'another order' if swapped else 'the same order'}{tau}.")
     return notes

@@ -95,10 +95,10 @@ class Served:
 
         program = [str(server_program()), "--embeddings", "--pooling", "mean"]
         self.server = LlamaServer(gguf, n_ctx=SLOT_TOKENS, threads=threads, slots=BATCH, program=program)
-        self.base_url = self.server.__enter__()
-        atexit.register(self.server.stop)
-        if threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread():  # before the start, which may test CPU variants
             signal.signal(signal.SIGTERM, interrupt)
+        atexit.register(self.server.stop)
+        self.base_url = self.server.__enter__()
 
 
 def interrupt(signum: int, frame: FrameType | None) -> None:
