@@ -72,6 +72,17 @@ def cpu_flags(cpuinfo: str) -> set[str]:
     return set()
 
 
+def machine_flags() -> set[str]:
+    """This machine's CPU flags (none where /proc/cpuinfo is missing)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    return cpu_flags(cpuinfo.read_text(encoding="utf-8")) if cpuinfo.is_file() else set()
+
+
+def machine_key() -> str:
+    """The CPU features of this machine that choose a variant, as build.json's `cpu_flags` writes them."""
+    return " ".join(sorted(machine_flags() & set(CPUINFO_FLAG.values())))
+
+
 def best_variant(variants: dict[str, tuple[str, ...]], flags: set[str]) -> str:
     """The variant with the most features, all of which the CPU has (what ggml's run-time score picks among
     them); `x64` needs none."""
@@ -170,10 +181,9 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     request = os.environ.get("CLSD_LLAMA_CPU_VARIANTS") or None
-    cpuinfo = Path("/proc/cpuinfo")
-    flags = cpu_flags(cpuinfo.read_text(encoding="utf-8")) if cpuinfo.is_file() else set()
+    flags = machine_flags()
     # the CPU features that choose a variant: a machine with others (a new CPU generation) builds anew
-    wanted = {"source": SDIST, "request": request, "cpu_flags": " ".join(sorted(flags & set(CPUINFO_FLAG.values()))),
+    wanted = {"source": SDIST, "request": request, "cpu_flags": machine_key(),
               "cmake": COMMON_ARGS + SERVER_ARGS}
     stamp = installed_stamp(args.prefix)
     if stamp is not None and all(stamp.get(key) == value for key, value in wanted.items()):

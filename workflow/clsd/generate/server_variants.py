@@ -36,7 +36,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from clsd.generate.server_build import CPUINFO_FLAG, cpu_flags, download_sdist
+from clsd.generate.server_build import download_sdist
+from clsd.generate.server_build import machine_key as this_cpu
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +53,6 @@ PROBE_PROMPT = "A variant is trusted only once it has run: " * 2
 #: Signals a CPU variant's kernels die of (an instruction the CPU cannot run, a bad access); others (SIGKILL from the
 #: out-of-memory killer, SIGTERM) come from outside and say nothing of the variant.
 FAULT_SIGNALS = frozenset({"SIGILL", "SIGSEGV", "SIGBUS", "SIGFPE"})
-
-
-def this_cpu() -> str:
-    """The CPU features that choose a variant on this machine, as build.json's `cpu_flags` writes them."""
-    cpuinfo = Path("/proc/cpuinfo")
-    flags = cpu_flags(cpuinfo.read_text(encoding="utf-8")) if cpuinfo.is_file() else set()
-    return " ".join(sorted(flags & set(CPUINFO_FLAG.values())))
 
 
 def install_folder(program: str | Path) -> Path | None:
