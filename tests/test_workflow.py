@@ -237,7 +237,8 @@ def test_analysis_outputs(workdir):
     assert mine["n"].to_list() == [88] * 4 and mine["Language"].to_list() == ["German", "German", "French", "French"]
     shares = mine.select("<0.6", "[0.6,0.7)", "[0.7,0.8)", "[0.8,0.9)", "≥0.9").sum_horizontal()
     assert shares.round(6).to_list() == [100.0] * 4 and set(mine["matches"]) <= {"yes", "no"}
-    assert "Closeness profile of the kept distractors" in (workdir / "results/tables/validation.md").read_text()
+    for table in ("validation", "distractor_stats"):
+        assert "Closeness profile of the kept distractors" in (workdir / f"results/tables/{table}.md").read_text()
 
 
 def test_the_generator_check_compares_two_generators_on_the_same_items(fresh_copy):
