@@ -29,8 +29,8 @@ frame = profile.profile_table(sets, reference, names())
 notes = [f"Share of kept distractors (%) per Levenshtein ratio to the true target; gaps to {reference.label}: the largest "
          f"bin's in points, the median's; matches: every bin within {profile.BIN_GAP:g} points and the median within "
          f"{profile.MEDIAN_GAP:g}."]
-render.write(frame, snakemake.output.profile_md, snakemake.output.profile_tex, snakemake.output.profile_csv, digits=1, notes=notes)
+render.write(frame, snakemake.output.profile_md, snakemake.output.profile_tex, snakemake.output.profile_csv, notes=notes)
 # the statistics; in Markdown the profile beside the reference's under them (results/tables/closeness_profile.md)
 render.write(table, snakemake.output.md, snakemake.output.tex, snakemake.output.csv)
-profile_notes = ["Closeness profile of the kept distractors:", render.markdown(frame, digits=1, notes=notes).strip()]
+profile_notes = ["Closeness profile of the kept distractors:", render.markdown(frame, notes=notes).strip()]
 Path(snakemake.output.md).write_text(render.markdown(table, notes=profile_notes), encoding="utf-8")
