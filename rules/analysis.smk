@@ -4,6 +4,7 @@
 # Inputs and params: clsd.analysis.jobs (plain functions of the config, tested without Snakemake).
 
 import clsd.analysis.jobs as analysis_jobs
+from clsd.config import profile_reference
 
 
 rule single_word_pairs:
@@ -46,7 +47,7 @@ rule distractor_stats:
         "../envs/analysis.yaml"
     params:
         labels=analysis_jobs.dataset_labels(config),
-        reference=analysis_jobs.profile_reference(config),
+        reference=profile_reference(config),
         code=code("distractor_stats.py"),
     script:
         "../workflow/scripts/distractor_stats.py"

@@ -4,10 +4,9 @@
 # and cost first, contacting nothing.
 # Inputs and params: clsd.generate.jobs (plain functions of the config, tested without Snakemake).
 
-import clsd.analysis.jobs as analysis_jobs
 import clsd.data.jobs as data_jobs
 import clsd.generate.jobs as generate_jobs
-from clsd.config import llm_datasets
+from clsd.config import llm_datasets, profile_reference
 from clsd.generate.settings import request_settings
 
 
@@ -41,7 +40,7 @@ rule generate_distractors:
         settings=request_settings(config["generation"]),
         validation=generate_jobs.generation_validation(config),
         label=lambda w: generate_jobs.distractor_label(config, w.dataset),
-        reference=analysis_jobs.profile_reference(config),
+        reference=profile_reference(config),
         code=code("generate_distractors.py"),
     script:
         "../workflow/scripts/generate_distractors.py"

@@ -3,8 +3,10 @@
 # evaluation. Aggregations take keyed inputs (clsd.core.paths.keyed).
 # Inputs and params: clsd.report.jobs; mteb_evaluate loads its model as the embedding job does (clsd.embed.jobs).
 
+import clsd.analysis.jobs as analysis_jobs
 import clsd.embed.jobs as embed_jobs
 import clsd.report.jobs as report_jobs
+from clsd.config import profile_reference
 from clsd.embed.models import model_identity
 
 
@@ -64,7 +66,7 @@ rule generator_check:
     params:
         pairs=report_jobs.generator_check_pairs(config),
         models=analysis_jobs.model_labels(config),
-        reference=analysis_jobs.profile_reference(config),
+        reference=profile_reference(config),
         code=code("generator_check.py"),
     script:
         "../workflow/scripts/generator_check.py"

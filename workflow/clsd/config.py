@@ -7,10 +7,12 @@ error naming the offending key.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import re
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -79,6 +81,16 @@ def check_generator_check(config: dict[str, Any]) -> None:
             if reference[key] != candidate[key]:
                 raise InputError(f"config key generator_check.{index}: {pair['reference']} and {pair['candidate']} have other "
                                  f"{key} ({reference[key]} and {candidate[key]}); a check compares the same items")
+
+
+def profile_reference(config: Mapping[str, Any]) -> dict[str, str]:
+    """What closeness profiles are held against (`analysis.profile_reference`), as a param: `{"dataset": key}` for a
+    dataset of the run, else `{"file": as configured, "sha256": of its content}` (what it holds, not where it lies: an
+    edited reference re-renders the tables, a moved checkout replans nothing)."""
+    reference = config["analysis"]["profile_reference"]
+    if reference in config["datasets"]:
+        return {"dataset": reference}
+    return {"file": reference, "sha256": hashlib.sha256(data_file(reference).read_bytes()).hexdigest()}
 
 
 def check_profile_reference(config: dict[str, Any]) -> None:

@@ -4,13 +4,11 @@ Snakemake plans). The keyed candidate and score files serve the report stage's a
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from clsd.core import paths
 from clsd.core.paths import input_name
-from clsd.core.workflow import data_file
 from clsd.data import jobs as data_jobs
 
 Config = Mapping[str, Any]
@@ -39,16 +37,6 @@ def model_labels(config: Config) -> dict[str, str]:
 def dataset_labels(config: Config) -> dict[str, str]:
     """The dataset labels a table prints."""
     return {name: config["datasets"][name]["label"] for name in sorted(config["datasets"])}
-
-
-def profile_reference(config: Config) -> dict[str, str]:
-    """What closeness profiles are held against (`analysis.profile_reference`), as a param: `{"dataset": key}` for a
-    dataset of the run, else `{"file": as configured, "sha256": of its content}` (what it holds, not where it lies: an
-    edited reference re-renders the tables, a moved checkout replans nothing)."""
-    reference = config["analysis"]["profile_reference"]
-    if reference in config["datasets"]:
-        return {"dataset": reference}
-    return {"file": reference, "sha256": hashlib.sha256(data_file(reference).read_bytes()).hexdigest()}
 
 
 def direct_analysis_inputs(config: Config) -> dict[str, str]:
