@@ -24,7 +24,7 @@ from clsd.core.detect import detect
 from clsd.generate import llm
 from clsd.generate.parse import json_sentences
 from clsd.generate.server import LlamaServer, server_program
-from clsd.generate.server_variants import this_cpu
+from clsd.generate.server_variants import faulting, install_folder, this_cpu
 from clsd.generate.settings import RESPONSE_FORMAT, Settings
 from clsd.generate.store import ResponseStore
 from conftest import MODEL_STORE, ROOT, group_alive, llama_server_with_a_faulty_variant
@@ -96,7 +96,7 @@ def test_the_server_reports_its_cpu_variant_and_json_answers_are_four_distractor
     stamp = json.loads(server_program().resolve().with_name("build.json").read_text())
     assert server.variant in stamp["variants"], (server.variant, stamp["variants"])
     assert server.info() == {"server": "llama-server", "slots": 2, "threads": os.cpu_count(), "speculative": None,
-                             "cpu_variant": server.variant}
+                             "cpu_variant": server.variant, "cpu_variants_faulting": faulting(install_folder(server_program()), this_cpu())}
     rows = sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT text, params FROM responses").fetchall()
     assert len(rows) == 2
     for text, params in rows:
