@@ -333,7 +333,9 @@ def test_changing_a_dataset_label_reruns_only_the_tables_that_print_it(fresh_cop
     config = read_config(fresh_copy)
     config["datasets"]["raw"]["label"] = "Raw WMT"
     write_config(fresh_copy, config)
-    assert job_set(planned_jobs(fresh_copy)) == {("table2", "", "", "", ""), ("hf_export", "", "raw", "", ""), ("all", "", "", "", "")}
+    # Table 2, the dataset card, and the closeness profile (under distractor_stats.md and validation.md) print it
+    assert job_set(planned_jobs(fresh_copy)) == {("table2", "", "", "", ""), ("hf_export", "", "raw", "", ""), ("all", "", "", "", ""),
+                                                 ("distractor_stats", "", "", "", ""), ("validation_table", "", "", "", "")}
 
 
 def per_dataset(dataset: str) -> set[tuple[str, ...]]:
