@@ -247,7 +247,7 @@ def checked_program(folder: Path) -> tuple[Path, dict[str, str]]:
                             "when it first does", exc)
                 record(folder, cpu, {}, f"no self-test ({str(exc)[:200]})")
         faults = faulting(folder, cpu)
-        if ggml_choice(folder, faults) is None:
+        if faults and ggml_choice(folder, faults) is None:  # none faulting: ggml chooses as it always does
             raise RuntimeError(no_variant_message(folder, faults))
         return view(folder, faults), faults
 
