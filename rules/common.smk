@@ -4,14 +4,17 @@
 # rules file calls. Paths come from clsd.core.paths; aggregation rules take keyed inputs (clsd.core.paths.input_name
 # / keyed), never lists zipped by position; params hold only what a job's result depends on: never a path on this
 # machine, never a display setting of another rule.
+import os
 import re
 from pathlib import Path
 
 from clsd.config import effective_views, local_folders
 from clsd.core import paths
+from clsd.core.api_keys import check_api_keys
 from clsd.core.code import code_identity
 from clsd.core.paths import fill
 from clsd.core.sentinel import planned_checksum, save_stat_cache
+from clsd.core.stopping import pass_to_jobs as pass_stop_signals_to_jobs
 from clsd.embed.model_store import RECIPES
 
 VIEWS = effective_views(config)
@@ -64,6 +67,10 @@ def planned_sentinel(kind, name):
 
 
 onstart:
+    # Before any job: the API keys of the jobs that will send (clsd.core.api_keys); SIGTERM or SIGHUP to Snakemake
+    # alone stops the running jobs as Ctrl-C does (clsd.core.stopping).
+    check_api_keys(config, [(job.rule.name, job.wildcards_dict) for job in workflow.dag.needrun_jobs()], os.environ)
+    pass_stop_signals_to_jobs()
     for key, (_, stat_cache) in PLANNED_FOLDERS.items():
         save_stat_cache(folder_sentinel(*key), stat_cache)
 

@@ -4,7 +4,8 @@ Each request's behaviour comes from a plan per text fragment (a list consumed in
 the fragment; "ok" once it runs out): ok, 429 (with Retry-After), 500, hang (answer after the client's timeout), short
 (one vector less than the inputs), shuffled (the items in reverse order, each with its right index), repeated (index
 0 twice), wrong_dims (vectors two dimensions short), nan (a NaN in the first vector), zeros (a first vector of zeros),
-401, 404, 401_echo (the refused API key in the message). The vector of a text is fixed by the text (`vector_of`), of
+401, 404, 401_echo (the refused API key in the message), html (a web page with status 200), broken_json (a 200 whose
+JSON body is cut off). The vector of a text is fixed by the text (`vector_of`), of
 `dimensions` values when the request asks for them, else DIMENSION; `usage.prompt_tokens` counts its words plus two.
 """
 
@@ -72,6 +73,10 @@ class EmbeddingServer(FaultServer):
         if behaviour == "401_echo":
             key = authorization.removeprefix("Bearer ")
             return web.json_response({"error": {"message": f"Incorrect API key provided: {key}"}}, status=401)
+        if behaviour == "html":  # a proxy's login page, a web UI on the configured port
+            return web.Response(text="<!doctype html><html><body>Please log in</body></html>", content_type="text/html")
+        if behaviour == "broken_json":
+            return web.Response(text='{"object": "list", "data": [{"index": 0, "embedding": [0.1,', content_type="application/json")
         if behaviour == "hang":
             await asyncio.sleep(self.hang_seconds)
         dimension = body.get("dimensions") or DIMENSION

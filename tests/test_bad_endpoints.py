@@ -68,31 +68,38 @@ class ErrorCase:
     requests: int | None = None  # HTTP requests the fault server saw
 
 
+HINT_BASE_URL = "check generation.base_url: the API's base URL, e.g. https://api.openai.com/v1"
+HINT_KEY = "; check the API key: config key generation.api_key_env names the environment variable it is read from"
+HINT_WAIT = ("; config keys generation.timeout (now 0.5 s) and generation.retries (now 2) set how long a request is waited "
+             "for and how often it is sent")
 ERRORS = [
     ErrorCase("closed port on this machine", "closed", "{url}: connection refused, not retried: nothing listens on this port "
-              "of this machine (is the server running?) (APIConnectionError)"),
-    ErrorCase("401", "server", "{url}: the endpoint rejected the request with HTTP 401: injected 401", ("401",), requests=1),
+              "of this machine (APIConnectionError); is the server running? generation.base_url names it"),
+    ErrorCase("401", "server", "{url}: the endpoint rejected the request with HTTP 401: injected 401" + HINT_KEY, ("401",), requests=1),
     ErrorCase("401 echoing the key", "server",
-              "{url}: the endpoint rejected the request with HTTP 401: Incorrect API key provided: <API key>", ("401_echo",), requests=1),
+              "{url}: the endpoint rejected the request with HTTP 401: Incorrect API key provided: <API key>" + HINT_KEY,
+              ("401_echo",), requests=1),
     ErrorCase("400", "server", "{url}: the endpoint rejected the request with HTTP 400: injected 400", ("400",), requests=1),
-    ErrorCase("500 every time", "server", "{url}: HTTP 500: injected 500 after 3 attempts (InternalServerError)", ("500",) * 3,
-              requests=3),
-    ErrorCase("429 every time", "server", "{url}: HTTP 429: slow down after 3 attempts (RateLimitError)", ("429",) * 3, requests=3),
-    ErrorCase("no answer", "server", "{url}: no answer within 0.5 s after 3 attempts (APITimeoutError)", ("hang",) * 3, requests=3),
+    ErrorCase("500 every time", "server", "{url}: HTTP 500: injected 500 after 3 attempts (InternalServerError)" + HINT_WAIT,
+              ("500",) * 3, requests=3),
+    ErrorCase("429 every time", "server", "{url}: HTTP 429: slow down after 3 attempts (RateLimitError); config key "
+              "generation.requests_per_minute sets how fast requests start, generation.retries (now 2) how often one is sent",
+              ("429",) * 3, requests=3),
+    # a hanging endpoint is waited for twice, not once per retry
+    ErrorCase("no answer", "server", "{url}: no answer within 0.5 s after 2 attempts (APITimeoutError)" + HINT_WAIT,
+              ("hang",) * 3, requests=2),
     # a 200 that is no chat completion arrived (and may be billed): asked once more, then the job stops
     ErrorCase("not JSON", "server",
-              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: Expecting value: "
-              "line 1 column 25 (char 24); 2 such answers, not asked again (each may be billed); is generation.base_url "
-              "the API's base URL, e.g. https://api.openai.com/v1? (JSONDecodeError)", ("malformed",) * 3, requests=2),
+              "{url}: not a chat completion: HTTP 200 with unreadable response: Expecting value: line 1 column 25 (char 24); "
+              "2 such answers, not asked again (each may be billed) (JSONDecodeError); " + HINT_BASE_URL,
+              ("malformed",) * 3, requests=2),
     ErrorCase("JSON that is no chat completion", "server",
-              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: no choices in the "
-              "response; 2 such answers, not asked again (each may be billed); is generation.base_url the API's base URL, "
-              "e.g. https://api.openai.com/v1? (MalformedResponse)", ("not_completion",) * 3, requests=2),
+              "{url}: not a chat completion: HTTP 200 with unreadable response: no choices in the response; 2 such answers, "
+              "not asked again (each may be billed) (MalformedResponse); " + HINT_BASE_URL, ("not_completion",) * 3, requests=2),
     ErrorCase("an HTML page", "server",
-              "{url}: the endpoint does not answer chat completions: HTTP 200 with unreadable response: text, not a chat "
-              "completion object: '<!doctype html><html><body>Welcome</body></html>'; 2 such answers, not asked again "
-              "(each may be billed); is generation.base_url the API's base URL, e.g. https://api.openai.com/v1? "
-              "(MalformedResponse)", ("html",) * 3, requests=2),
+              "{url}: not a chat completion: HTTP 200 with unreadable response: text, not a chat completion object: "
+              "'<!doctype html><html><body>Welcome</body></html>'; 2 such answers, not asked again (each may be billed) "
+              "(MalformedResponse); " + HINT_BASE_URL, ("html",) * 3, requests=2),
     ErrorCase("local server exited", "dead-local",
               "{url}: the local llama.cpp server exited with code -9; connection refused, not retried (APIConnectionError)"),
 ]

@@ -72,12 +72,6 @@ CONFIG_CASES = {
         [LLM, ("generation.base_url", "localhost:8080/v1")],
         "config key generation.base_url: 'localhost:8080/v1' is not an http(s) URL (e.g. https://api.openai.com/v1)",
     ),
-    "a remote endpoint without its API key": (
-        [LLM, ("generation.base_url", "https://api.example.org/v1"), ("generation.api_key_env", "CLSD_TEST_UNSET_KEY")],
-        "config key generation.api_key_env: the environment variable CLSD_TEST_UNSET_KEY is not set; the endpoint "
-        "https://api.example.org/v1 needs its API key there (export CLSD_TEST_UNSET_KEY=...; an endpoint on this machine "
-        "needs none)",
-    ),
     "a response store that is a folder": (
         [LLM, ("generation.store", "{tmp}")],
         "config key generation.store: '{tmp}' is a folder; name the SQLite file inside it",

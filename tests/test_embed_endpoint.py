@@ -71,6 +71,21 @@ def test_a_bad_answer_is_an_error_naming_the_request_and_nothing_of_it_is_stored
     assert set(stored) == set(job.keys(TEXTS[:4]))  # the first answer is kept, nothing of the bad one
 
 
+@pytest.mark.parametrize("fault, what", [
+    ("html", "text, not an embeddings object: '<!doctype html><html><body>Please log in</body></html>'"),
+    ("broken_json", "Expecting value: line 1 column 60 \\(char 59\\)"),
+])
+def test_a_200_that_is_no_embeddings_answer_names_the_model_s_base_url_and_nothing_is_stored(tmp_path, fault, what):
+    store = VectorStore(tmp_path / "vectors.sqlite")
+    with EmbeddingServer(plans={"Nummer": [fault] * 4}) as server:
+        with pytest.raises(EndpointError, match=rf"^{server.base_url}: not an embeddings answer: HTTP 200 with unreadable "
+                                                rf"response: {what}; 2 such answers, not asked again \(each may be billed\) "
+                                                rf"\(\w+\); check models.served.endpoint.base_url: the API's base URL"):
+            embedder(served(server), store).embed(TEXTS)
+        assert len(server.asked) == 2  # asked once more (a proxy's hiccup), then stopped
+    assert store.count() == 0
+
+
 def test_dimensions_that_change_between_answers_are_an_error(tmp_path):
     """Without `dimensions` asked for, the first answer fixes the length; a later answer of another length fails, and a
     later job checks against what the store holds."""

@@ -346,24 +346,16 @@ def check_generation(config: dict[str, Any]) -> None:
 
 
 def check_remote_endpoint(config: dict[str, Any]) -> None:
-    """A base_url on this machine (a local vLLM or llama.cpp server) has no Batch API, which is a hosted service, and
-    needs no API key; any other endpoint needs its key, set before the run rather than found missing in a job. An
-    offline batch runner's output (generation.batch_output) is read, not asked: only the judge needs the key then."""
+    """A base_url on this machine (a local vLLM or llama.cpp server) has no Batch API, which is a hosted service. (API
+    keys are checked once the jobs to run are known: clsd.core.api_keys, from the workflow's onstart.)"""
     from clsd.core.client import on_this_machine
 
     generation = config["generation"]
-    if on_this_machine(generation["base_url"]):
-        if generation["batch"] and llm_datasets(config):
-            raise InputError(f"config key generation.batch: generation.base_url {generation['base_url']} is on this machine, "
-                             "and a Batch API is a hosted service (OpenAI's Files and Batches); set batch: false, or write "
-                             "the requests for vLLM's run_batch (rule generation_requests) and read its output with "
-                             "generation.batch_output")
-        return
-    asks = config["validation"]["judge"] or (llm_datasets(config) and generation["batch_output"] is None)
-    if asks and not os.environ.get(generation["api_key_env"]):
-        raise InputError(f"config key generation.api_key_env: the environment variable {generation['api_key_env']} is not "
-                         f"set; the endpoint {generation['base_url']} needs its API key there (export "
-                         f"{generation['api_key_env']}=...; an endpoint on this machine needs none)")
+    if on_this_machine(generation["base_url"]) and generation["batch"] and llm_datasets(config):
+        raise InputError(f"config key generation.batch: generation.base_url {generation['base_url']} is on this machine, "
+                         "and a Batch API is a hosted service (OpenAI's Files and Batches); set batch: false, or write "
+                         "the requests for vLLM's run_batch (rule generation_requests) and read its output with "
+                         "generation.batch_output")
 
 
 def check_server_installed(configured: str | None) -> None:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from clsd.config import embedding_store
-from clsd.core import logs
+from clsd.core import logs, stopping
 from clsd.core.io import read_meta, read_table, write_table
 from clsd.core.provenance import package_versions
 from clsd.data import candidates
@@ -22,6 +22,7 @@ from clsd.embed.tokens import TokenCounter
 from clsd.embed.vectors import VectorStore
 
 logs.to_file(snakemake.log[0])
+stopping.install()  # SIGTERM and SIGHUP stop the job as Ctrl-C does: answers in flight stored, the run marked
 dataset, view = snakemake.wildcards.dataset, snakemake.wildcards.view
 model = EndpointModel.from_config(snakemake.wildcards.model, snakemake.config["models"][snakemake.wildcards.model])
 table = read_table(snakemake.input.texts)

@@ -5,9 +5,14 @@ for distractor generation and the judge (clsd.generate) and for embedding models
 Transport faults are retried with tenacity: 429, 5xx, timeouts and connection errors, with exponential backoff
 and jitter, honouring `Retry-After`. An HTTP 200 that is no chat completion (not JSON, an HTML page, JSON without
 choices) arrived, so it may be billed: it is asked once more (a proxy's hiccup), and the second such answer of the
-job stops it ("the endpoint does not answer chat completions"). 400/401/403/404 are not retried:
-they raise `RequestRejected` with the server's message. Requests start no faster than the configured
-requests-per-minute, and an embeddings request no sooner than the tokens-per-minute allow. Every error that leaves the client names the endpoint URL (never the API key).
+job stops it ("not a chat completion"; of embeddings: "not an embeddings answer"). 400/401/403/404 are not
+retried: they raise `RequestRejected` with the server's message. A request that timed out is sent at most
+MAX_TIMEOUTS times (a hanging endpoint costs that many timeouts, not every retry's). Requests start no faster than the
+configured requests-per-minute, and an embeddings request no sooner than the tokens-per-minute allow.
+
+Every error that leaves the client names the endpoint URL (never the API key) and the config key of its caller that
+changes the outcome (`caller`: `generation`, `models.<model>.endpoint`): the base URL, the timeout and retries, the
+API key's variable.
 
 Three failures are deterministic and stop at once instead of being retried: the local llama.cpp server
 process has exited (`exited` reports its exit code), a connection to this machine (127.0.0.1, localhost) is
@@ -45,10 +50,12 @@ MIN_SECRET = 8  # shorter API keys (the local server's placeholder "local") are 
 
 #: Answers of one job that are no chat completion before it stops: the first may be a proxy's hiccup, the second is not.
 MAX_NOT_COMPLETIONS = 2
+#: Attempts of one request that end in a timeout before it fails: a hanging endpoint is not waited for `retries` times.
+MAX_TIMEOUTS = 2
 
 
 class MalformedResponse(RuntimeError):
-    """A 200 answer without a usable completion (no choices, or not a completion object at all)."""
+    """A 200 answer that is not what was asked for (no choices, no data, or not a JSON object at all)."""
 
 
 #: A 200 answer that is no chat completion: it arrived (and may be billed), so it is not a transport fault.
@@ -199,7 +206,9 @@ class ChatClient:
     """One OpenAI client plus retry and rate policy; counts requests and retries for the report.
 
     `exited` (a local server's `LlamaServer.exit_code`) says whether the server behind `base_url` has exited:
-    then a failed request is not retried. `stop()` makes every request in progress stop at once.
+    then a failed request is not retried. `stop()` makes every request in progress stop at once. `caller` is the config
+    key the errors name (`generation`, `models.<model>.endpoint`); `rejected_hint(status)` says what to fix when the
+    endpoint refuses a request for good (default: the caller's API key variable for 401/403, base URL for 404).
     """
 
     def __init__(
@@ -214,6 +223,8 @@ class ChatClient:
         backoff_initial: float = 1.0,
         backoff_max: float = 60.0,
         exited: Callable[[], int | None] | None = None,
+        caller: str = "generation",
+        rejected_hint: Callable[[int], str] | None = None,
     ) -> None:
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
         self.url = str(self.client.base_url).rstrip("/")
@@ -225,6 +236,9 @@ class ChatClient:
         self.limiter = RateLimiter(requests_per_minute)
         self.token_limiter = RateLimiter(tokens_per_minute)
         self.exited = exited or (lambda: None)
+        self.own_server = exited is not None  # a server this job started: it answers for free and stops with the job
+        self.caller = caller
+        self.rejected_hint = rejected_hint or self._default_hint
         self.stopping = threading.Event()
         self.requests = 0
         self.retried = 0
@@ -247,18 +261,31 @@ class ChatClient:
         """A connection refused by this machine: no server listens on that port, and none will within a backoff."""
         return self.loopback and isinstance(exc, openai.APIConnectionError) and describe(exc, self.timeout) == "connection refused"
 
-    def _retryable(self, exc: BaseException) -> bool:
+    def _default_hint(self, status: int) -> str:
+        if status in (401, 403):
+            return f"; check the API key: config key {self.caller}.api_key_env names the environment variable it is read from"
+        if status == 404:
+            return f"; check the base URL (config key {self.caller}.base_url) and the model name"
+        return ""
+
+    def _retryable(self, exc: BaseException, timeouts: list[int]) -> bool:
+        """Whether to send again after `exc`; `timeouts` counts this request's timeouts so far (one item, updated)."""
         if isinstance(exc, NOT_A_COMPLETION):
             self._count("not_completions")
             if self.not_completions >= MAX_NOT_COMPLETIONS:
+                return False
+        if isinstance(exc, openai.APITimeoutError):
+            timeouts[0] += 1
+            if timeouts[0] >= MAX_TIMEOUTS:
                 return False
         return is_retryable(exc) and not self.stopping.is_set() and self.exited() is None and not self._refused_locally(exc)
 
     def _log_retry(self, state: RetryCallState) -> None:
         self._count("retried")
         exc = state.outcome.exception()
-        log.warning("%s: %s (%s, attempt %d of %d), retrying in %.1f s", self.url, self._redact(describe(exc, self.timeout)),
-                    type(exc).__name__, state.attempt_number, self.retries + 1, state.upcoming_sleep)
+        most = min(self.retries + 1, MAX_TIMEOUTS) if isinstance(exc, openai.APITimeoutError) else self.retries + 1
+        log.warning("%s: %s (%s, attempt %d of at most %d), retrying in %.1f s", self.url, self._redact(describe(exc, self.timeout)),
+                    type(exc).__name__, state.attempt_number, most, state.upcoming_sleep)
 
     def complete(self, model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
         """One chat completion, retried on transport faults; a failure raises an EndpointError naming the URL."""
@@ -277,11 +304,15 @@ class ChatClient:
             self._count("requests")
             start = time.perf_counter()
             response = self.client.embeddings.create(model=model, input=texts, encoding_format="float", **params)
+            if isinstance(response, str):  # a body that is not JSON (an HTML page): the openai client returns its text
+                raise MalformedResponse(f"text, not an embeddings object: {' '.join(response.split())[:60]!r}")
+            if not isinstance(getattr(response, "data", None), list):
+                raise MalformedResponse("no data in the response")
             usage = getattr(response, "usage", None)
-            return Embedded([(getattr(item, "index", None), item.embedding) for item in response.data or []],
+            return Embedded([(getattr(item, "index", None), getattr(item, "embedding", None)) for item in response.data],
                             getattr(usage, "prompt_tokens", None), time.perf_counter() - start)
 
-        return self.call(once)
+        return self.call(once, answers="an embeddings answer")
 
     def api(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Another request to the endpoint (the Batch API's files and batches: `call` is a method of `self.client`),
@@ -296,10 +327,12 @@ class ChatClient:
 
         return self.call(once)
 
-    def call(self, once: Callable[..., Any], *args: Any, structured: bool = False) -> Any:
-        """`once(*args)` retried on transport faults; a failure raises an EndpointError naming the URL."""
+    def call(self, once: Callable[..., Any], *args: Any, structured: bool = False, answers: str = "a chat completion") -> Any:
+        """`once(*args)` retried on transport faults; a failure raises an EndpointError naming the URL (`answers`: what
+        a 200 should have held, for the error when it did not)."""
+        timeouts = [0]
         retrying = Retrying(
-            retry=retry_if_exception(self._retryable),
+            retry=retry_if_exception(lambda exc: self._retryable(exc, timeouts)),
             wait=self.wait,
             stop=stop_any(stop_after_attempt(self.retries + 1), stop_when_event_set(self.stopping)),
             sleep=self.stopping.wait,
@@ -313,28 +346,36 @@ class ChatClient:
         except Exception as exc:
             if not (is_retryable(exc) or isinstance(exc, openai.APIStatusError)):
                 raise  # not a transport fault: a bug, with its own traceback
-            raise self._failure(exc, retrying.statistics.get("attempt_number", 1), structured) from exc
+            raise self._failure(exc, retrying.statistics.get("attempt_number", 1), structured, answers) from exc
 
-    def _failure(self, exc: Exception, attempts: int, structured: bool = False) -> EndpointError:
-        """The error that leaves the client: the URL first, then what happened, how often, and the exception type."""
+    def _failure(self, exc: Exception, attempts: int, structured: bool = False, answers: str = "a chat completion") -> EndpointError:
+        """The error that leaves the client: the URL first, then what happened, how often, the exception type, and the
+        config key to change."""
         code, name, what = self.exited(), type(exc).__name__, self._redact(describe(exc, self.timeout))
         if self.stopping.is_set():
             return Interrupted(f"{self.url}: interrupted ({name})")
         if code is not None:
             return EndpointError(f"{self.url}: the local llama.cpp server exited with code {code}; {what}, not retried ({name})")
         if isinstance(exc, NOT_A_COMPLETION):
-            return EndpointError(f"{self.url}: the endpoint does not answer chat completions: HTTP 200 with {what}; "
-                                 f"{self.not_completions} such answers, not asked again (each may be billed); is "
-                                 f"generation.base_url the API's base URL, e.g. https://api.openai.com/v1? ({name})")
+            return EndpointError(f"{self.url}: not {answers}: HTTP 200 with {what}; {self.not_completions} such answers, "
+                                 f"not asked again (each may be billed) ({name}); check {self.caller}.base_url: the API's base "
+                                 f"URL, e.g. https://api.openai.com/v1")
         if self._refused_locally(exc):
             return EndpointError(f"{self.url}: connection refused, not retried: nothing listens on this port of this machine "
-                                 f"(is the server running?) ({name})")
+                                 f"({name}); is the server running? {self.caller}.base_url names it")
         if isinstance(exc, openai.APIStatusError) and not is_retryable(exc):
             hint = (" (generation.answer_format: json sends response_format with a JSON schema; set answer_format: "
                     "numbered for an endpoint or model without structured outputs)") if structured and exc.status_code == 400 else ""
             answer = f"HTTP {exc.status_code}: {self._redact(server_message(exc))}"
-            return RequestRejected(f"{self.url}: the endpoint rejected the request with {answer}{hint}", answer)
-        return EndpointError(f"{self.url}: {what} after {attempts} {'attempt' if attempts == 1 else 'attempts'} ({name})")
+            return RequestRejected(f"{self.url}: the endpoint rejected the request with {answer}{hint}"
+                                   f"{self.rejected_hint(exc.status_code)}", answer)
+        if isinstance(exc, openai.RateLimitError):
+            advice = (f"config key {self.caller}.requests_per_minute sets how fast requests start, {self.caller}.retries "
+                      f"(now {self.retries}) how often one is sent")
+        else:
+            advice = (f"config keys {self.caller}.timeout (now {self.timeout:g} s) and {self.caller}.retries (now "
+                      f"{self.retries}) set how long a request is waited for and how often it is sent")
+        return EndpointError(f"{self.url}: {what} after {attempts} {'attempt' if attempts == 1 else 'attempts'} ({name}); {advice}")
 
     def _once(self, model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> Completion:
         self.limiter.wait(self.stopping)

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from clsd.core.client import ChatClient, Embedded, EndpointError, Interrupted, RequestRejected
+from clsd.core.client import ChatClient, Embedded, EndpointError, Interrupted
 from clsd.core.errors import InputError
 from clsd.embed.served import EndpointModel
 from clsd.embed.tokens import TokenCounter
@@ -102,6 +102,8 @@ def checked(answer: Embedded, request: Request, total: int, dimension: int | Non
     if set(indices) != set(range(len(request.texts))):
         raise BadAnswer(f"{where}: indices {indices} are not 0..{len(request.texts) - 1}; nothing of it was stored")
     by_index = dict(answer.data)
+    if any(not isinstance(vector, list) for vector in by_index.values()):
+        raise BadAnswer(f"{where}: an item without an embedding list; nothing of it was stored")
     lengths = {len(by_index[i]) for i in range(len(request.texts))}
     if len(lengths) > 1 or (dimension is not None and lengths != {dimension}):
         expected = f"; {dimension} expected" if dimension is not None else ""
@@ -114,9 +116,8 @@ def checked(answer: Embedded, request: Request, total: int, dimension: int | Non
     return vectors.astype(np.float32)
 
 
-def rejected_hint(model: EndpointModel, exc: RequestRejected) -> str:
+def rejected_hint(model: EndpointModel, status: int) -> str:
     """What to fix when the endpoint refuses a request for good: the API key (401, 403), the model name (404)."""
-    status = getattr(exc.__cause__, "status_code", None)
     if status in (401, 403):
         where = f"the environment variable {model.api_key_env}" if model.api_key_env else "no variable (endpoint.api_key_env is null)"
         return f"; check the API key: it is read from {where} (config key models.{model.key}.endpoint.api_key_env)"
@@ -138,7 +139,8 @@ def connector(model: EndpointModel) -> Callable[[], ChatClient]:
                                  f"the environment variable {model.api_key_env}")
             key = "none"
         return ChatClient(base_url=model.base_url, api_key=key, timeout=model.timeout, retries=model.retries,
-                          requests_per_minute=model.requests_per_minute, tokens_per_minute=model.tokens_per_minute)
+                          requests_per_minute=model.requests_per_minute, tokens_per_minute=model.tokens_per_minute,
+                          caller=f"models.{model.key}.endpoint", rejected_hint=lambda status: rejected_hint(model, status))
 
     return connect
 
@@ -216,8 +218,8 @@ class Embedder:
         return np.stack([stored[key] for key in keys]) if keys else np.zeros((0, self._dimension or 0), dtype=np.float32)
 
     def _send(self, requests: list[Request]) -> None:
-        """Send `requests` with `concurrency` in flight; the first failure stops the others (answers in flight are
-        still stored, nothing new is sent) and is raised."""
+        """Send `requests` with `concurrency` in flight; the first failure or an interruption stops the others: nothing
+        new is sent, the answers in flight are waited for and stored, then it is raised."""
         assert self.client is not None
         pool = ThreadPoolExecutor(max_workers=self.model.concurrency, thread_name_prefix="embed")
         pending: set[Future] = {pool.submit(self._one, request, len(requests)) for request in requests}
@@ -227,9 +229,13 @@ class Embedder:
                 errors = [future.exception() for future in done if future.exception() is not None]
                 if errors:  # the failure itself, not a request it stopped
                     raise next((error for error in errors if not isinstance(error, Interrupted)), errors[0])
-        except BaseException:
+        except BaseException as exc:
             self.client.stop()
-            pool.shutdown(wait=False, cancel_futures=True)
+            running = sum(future.running() for future in pending)
+            if running:
+                log.warning("%s: stopping (%s): nothing more is sent; waiting for the %d requests in flight, at most %g s, "
+                            "to store what they bring", self.model.key, type(exc).__name__, running, self.model.timeout)
+            pool.shutdown(wait=True, cancel_futures=True)  # paid answers in flight are stored before the run is closed
             raise
         pool.shutdown()
 
@@ -241,9 +247,6 @@ class Embedder:
             with self._lock:  # the first answer fixes the length of the vectors of this model
                 vectors = checked(answer, request, total, self._dimension, self.client.url)
                 self._dimension = vectors.shape[1]
-        except RequestRejected as exc:
-            self.client.stop()
-            raise RequestRejected(f"{exc}{rejected_hint(self.model, exc)}") from exc.__cause__
         except BaseException:
             self.client.stop()
             raise

@@ -27,7 +27,8 @@ from clsd.config import local_gguf, response_store
 from clsd.core.client import ChatClient, Interrupted, on_this_machine
 from clsd.core.io import sha256_file
 from clsd.generate.llm import Generator, Validator
-from clsd.generate.server import LlamaServer, auto_slots, server_program, sigterm_as_interrupt
+from clsd.core.stopping import stop_signals
+from clsd.generate.server import LlamaServer, auto_slots, server_program
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
 
@@ -134,7 +135,7 @@ class Endpoint:
 def open_endpoint(config: Mapping[str, Any], manifests: Sequence[str], threads: int, log_path: str | Path | None, *,
                   server: Callable[..., LlamaServer] = LlamaServer) -> Iterator[Endpoint]:
     """The endpoint of one job, from the validated config, the job's model manifests input (a GGUF rebuilt from
-    PyPI), its threads and log (a local server's). Within the block SIGTERM raises KeyboardInterrupt like Ctrl-C;
+    PyPI), its threads and log (a local server's). Within the block SIGTERM and SIGHUP raise KeyboardInterrupt like Ctrl-C (clsd.core.stopping);
     on exit nothing is contacted any more and a local server is stopped (killed at once on an error).
 
     The store is closed on a clean exit only: after an error, answers still in flight in other threads are paid
@@ -143,7 +144,7 @@ def open_endpoint(config: Mapping[str, Any], manifests: Sequence[str], threads: 
     generation = config["generation"]
     gguf = local_gguf(config)
     endpoint = endpoint_id(generation, manifests, gguf)
-    with sigterm_as_interrupt(), ExitStack() as stack:
+    with stop_signals(), ExitStack() as stack:
         path = response_store(config)
         store = ResponseStore(path)
         unkeyed = store.unkeyed()

@@ -335,9 +335,11 @@ class Generator:
                            f"answer_format: json were numbered lists, e.g. “{first_words(text)}”)")
 
     def run(self, items: list[tuple[int, str]], lang: str) -> list[Outcome]:
-        """All items of one language, in input order. The first error (or Ctrl-C) stops everything at once:
-        queued items are cancelled and requests in progress are neither retried nor followed by others. With a
-        Batch API, the batch rounds first store every answer the items need."""
+        """All items of one language, in input order. The first error (or a stop signal) stops everything at once:
+        queued items are cancelled and requests in progress are neither retried nor followed by others; the answers
+        of an endpoint's requests in flight are waited for (at most a timeout) and stored, as they are paid for, but
+        not those of a server this job started (free, and stopping with the job). With a Batch API, the batch rounds
+        first store every answer the items need."""
         if self.batch is not None:
             self._batch_rounds(items, lang)
         pool = ThreadPoolExecutor(max_workers=self.settings.concurrency)
@@ -352,9 +354,15 @@ class Generator:
                     for future in done:
                         future.result()
                         progress.update()
-        except BaseException:
+        except BaseException as exc:
             self.interrupt()
-            pool.shutdown(wait=False, cancel_futures=True)
+            client = self._client
+            paid = client is not None and not client.own_server
+            running = sum(future.running() for future in futures) if paid else 0
+            if running:
+                log.warning("stopping (%s): nothing more is sent; waiting for the %d requests in flight, at most %g s, "
+                            "to store what they bring", type(exc).__name__, running, client.timeout)
+            pool.shutdown(wait=paid, cancel_futures=True)
             raise
         pool.shutdown()
         return [future.result() for future in futures]

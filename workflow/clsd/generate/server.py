@@ -1,6 +1,6 @@
 """A local llama.cpp `llama-server` on 127.0.0.1, started for a generation job and always stopped.
 
-When the job is interrupted (Ctrl-C, or SIGTERM through `sigterm_as_interrupt`) the server is killed at once
+When the job is interrupted (Ctrl-C, SIGTERM or SIGHUP: clsd.core.stopping) the server is killed at once
 rather than left to finish the request it is computing.
 """
 
@@ -10,17 +10,14 @@ import logging
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import FrameType
 
 from clsd.generate.server_variants import (FAULT_SIGNALS, checked_program, died_of, ggml_choice, install_folder,
                                           no_variant_message, probe, record_faults, view)
@@ -59,22 +56,6 @@ def wait_ready(base_url: str, process: subprocess.Popen, timeout: float) -> None
             pass
         time.sleep(0.5)
     raise TimeoutError(f"llama-server not ready after {timeout:.0f} s")
-
-
-@contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM (Snakemake or SLURM cancelling the job) raises KeyboardInterrupt like Ctrl-C, so
-    the same cleanup runs: the local server is stopped and the job exits at once (Python's default for
-    SIGTERM is to die on the spot, leaving the server behind)."""
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 SLOTS_BY_THREADS = ((2, 1),)  # (up to this many threads, slots): measured by bench/generate.py (docs/benchmarks.md)

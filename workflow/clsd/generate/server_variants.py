@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from clsd.core.stopping import stop_signals
 from clsd.generate.server_build import download_sdist
 from clsd.generate.server_build import machine_key as this_cpu
 
@@ -348,10 +349,8 @@ def main() -> None:
     folder = install_folder(args.prefix / "bin" / "llama-server")
     if folder is None:
         sys.exit(f"no llama-server built by clsd in {args.prefix} (run bash install.sh)")
-    from clsd.generate.server import sigterm_as_interrupt
-
     try:
-        with sigterm_as_interrupt():  # a killed install stops the server under test too (run_once's finally)
+        with stop_signals():  # a killed install stops the server under test too (run_once's finally)
             _, faults = checked_program(folder)
     except RuntimeError as exc:
         sys.exit(str(exc))

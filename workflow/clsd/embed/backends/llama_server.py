@@ -19,18 +19,17 @@ from __future__ import annotations
 import atexit
 import logging
 import os
-import signal
 import subprocess
 import sys
 import tarfile
 import tempfile
 import threading
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import numpy as np
 
+from clsd.core import stopping
 from clsd.embed.backends import Placement
 
 log = logging.getLogger(__name__)
@@ -88,7 +87,7 @@ def place(device: str, dtype: str) -> Placement:
 
 
 class Served:
-    """The running server of the job: started once, stopped at exit (SIGTERM is taken as Ctrl-C so that exit runs)."""
+    """The running server of the job: started once, stopped at exit (SIGTERM and SIGHUP are taken as Ctrl-C so that exit runs)."""
 
     def __init__(self, gguf: Path, threads: int) -> None:
         from clsd.generate.server import LlamaServer, server_program
@@ -96,13 +95,9 @@ class Served:
         program = [str(server_program()), "--embeddings", "--pooling", "mean"]
         self.server = LlamaServer(gguf, n_ctx=SLOT_TOKENS, threads=threads, slots=BATCH, program=program)
         if threading.current_thread() is threading.main_thread():  # before the start, which may test CPU variants
-            signal.signal(signal.SIGTERM, interrupt)
+            stopping.install()
         atexit.register(self.server.stop)
         self.base_url = self.server.__enter__()
-
-
-def interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
 
 def load(model: Any, exported: Path | None, dtype: str, quantize: str) -> None:

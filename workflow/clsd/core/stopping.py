@@ -1,0 +1,111 @@
+"""One way every job that pays stops: SIGINT (Ctrl-C), SIGTERM (`kill`, `timeout`, a scheduler's time limit, systemd)
+and SIGHUP (a closed terminal) all raise KeyboardInterrupt in the job's main thread, so one cleanup runs whichever
+came: nothing new is sent, answers in flight are stored, the run's ledger row is marked `interrupted`, a local
+server is stopped. A second signal while that cleanup runs is logged and ignored (the cleanup waits at most one
+request's timeout; SIGKILL abandons it).
+
+Snakemake itself takes SIGTERM as "finish the running jobs, then exit" and dies on SIGHUP, leaving its jobs running:
+either way a paid job sent to Snakemake alone would go on asking. `pass_to_jobs`, called from the workflow's
+`onstart` hook (after Snakemake installed its own handler), sends SIGTERM on to every process Snakemake started
+before Snakemake's own handling runs, so the jobs stop as they do for Ctrl-C and Snakemake exits once they have.
+
+A signal its process ignores at the start (`nohup` ignores SIGHUP; a shell's background job ignores SIGINT) stays
+ignored: that was asked for by whoever started the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: The signals that mean "stop this run" (SIGKILL cannot be caught).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: What Snakemake is sent alone that it would not pass to its jobs.
+PASSED_TO_JOBS = (signal.SIGTERM, signal.SIGHUP)
+
+Handler = Callable[[int, FrameType | None], Any] | int | None
+
+
+class _FirstStop:
+    """A signal handler: the first stop signal raises KeyboardInterrupt, the later ones are logged only."""
+
+    def __init__(self) -> None:
+        self.stopping = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        if self.stopping:
+            log.warning("%s received while stopping: ignored; the job exits once the requests in flight are stored "
+                        "(SIGKILL abandons them)", name)
+            return
+        self.stopping = True
+        raise KeyboardInterrupt(f"signal {name}")
+
+
+def _catchable(signum: int) -> bool:
+    """Whether the process may take `signum` over: not when it was set to be ignored (nohup, a background job)."""
+    return signal.getsignal(signum) is not signal.SIG_IGN
+
+
+@contextmanager
+def stop_signals() -> Iterator[None]:
+    """Within the block (in the main thread), SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt once; the handlers
+    before it come back after. Outside the main thread it changes nothing (Python allows handlers there only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = install()
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def install() -> dict[int, Handler]:
+    """Take the stop signals over for the rest of the process (a job that cannot wrap its work in `stop_signals`);
+    returns the handlers replaced."""
+    handler = _FirstStop()
+    return {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS if _catchable(signum)}
+
+
+def descendants() -> list[Any]:
+    """Every process this one started, and theirs (psutil.Process objects)."""
+    import psutil
+
+    return psutil.Process(os.getpid()).children(recursive=True)
+
+
+def pass_to_jobs() -> None:
+    """In Snakemake's process (its `onstart` hook): SIGTERM or SIGHUP sent to Snakemake alone is sent on as SIGTERM to
+    every process it started, then handled as Snakemake handles SIGTERM (no new job; exit once the running ones
+    have ended). Does nothing outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    graceful = signal.getsignal(signal.SIGTERM)
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        import psutil
+
+        jobs = descendants()
+        log.warning("%s: stopping the %d processes of the running jobs (SIGTERM), then exiting",
+                    signal.Signals(signum).name, len(jobs))
+        for process in jobs:
+            try:
+                process.send_signal(signal.SIGTERM)
+            except psutil.Error:  # ended in between
+                pass
+        if callable(graceful):
+            graceful(signum, frame)
+
+    for signum in PASSED_TO_JOBS:
+        if _catchable(signum):
+            signal.signal(signum, forward)
