@@ -38,6 +38,7 @@ rule generate_distractors:
         llm=1,
     params:
         settings=request_settings(config["generation"]),
+        unusable=lambda w: generate_jobs.unusable_to_reask(config, w.dataset, w.lang),
         validation=generate_jobs.generation_validation(config),
         label=lambda w: generate_jobs.distractor_label(config, w.dataset),
         reference=profile_reference(config),

@@ -782,3 +782,47 @@ def test_the_generator_check_config_plans_both_generators_and_the_check():
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, re.MULTILINE))  # the dry run's job statistics
     # the local generator on both languages of both sets, every model on all four sets, one check
     assert counts["generate_distractors"] == "4" and counts["embed"] == "8" and counts["generator_check"] == "1", counts
+
+
+def test_refused_items_rerun_with_results_kept_say_how_to_ask_again_and_reask_unusable_asks(tmp_path):
+    """Refusals are stored answers: a plain rerun replays them and says so, with both ways to ask again; with
+    generation.reask_unusable the next run asks again (the job is not up to date while unusable answers are new)."""
+    from fault_server import FaultServer
+
+    with FaultServer(plans={"Stadtrat von Lyon": ["refusal"] * 3}) as server:
+        config = {
+            "model_store": str(MODEL_STORE),
+            "generation": {"model": "fault", "base_url": server.base_url, "store": str(tmp_path / "store.sqlite"),
+                           "concurrency": 1, "timeout": 5},
+            "datasets": {"gen": {"label": "LLM", "source": {"kind": "published_csv", "path": str(SAMPLE)},
+                                 "select": {"limit": 1}, "distractors": {"kind": "llm"}}},
+            "models": {"minilm": MINILM}, "analysis": {"enabled": False},
+        }
+        write_config(tmp_path, config)
+        env = {"OPENAI_API_KEY": "sk-test"}
+        first = snakemake(tmp_path, check=False, env=env)
+        assert first.returncode != 0 and "no item can be scored" in first.stdout + first.stderr
+        asked = len(server.seen)
+        assert asked == 4  # three refusals of the German sentence, one French answer
+
+        kept = snakemake(tmp_path, check=False, env=env)  # the endpoint answers now; results/ kept
+        terminal = kept.stdout + kept.stderr
+        assert kept.returncode != 0 and len(server.seen) == asked
+        assert "3 refused" in terminal
+        assert "These failures come from answers stored in the response store (generation.store)" in terminal
+        assert "clsd-forget --dataset gen --lang de" in terminal and "--forcerun generate_distractors" in terminal
+        assert "generation.reask_unusable: true" in terminal
+
+        # reask_unusable from the start of a run: refused again, then the next run asks again and is scored
+        server.plans["Stadtrat von Lyon"] = ["refusal"] * 3
+        config["generation"]["reask_unusable"] = True
+        write_config(tmp_path, config)
+        again = snakemake(tmp_path, check=False, env=env)
+        assert again.returncode != 0 and len(server.seen) == asked + 3
+        scored = snakemake(tmp_path, env=env)
+        assert len(server.seen) == asked + 4, scored.stdout[-3000:]
+        assert (tmp_path / "results/tables/table2.md").exists()
+        # nothing unusable is left: one more run replays the answers (no request), then the job is up to date
+        snakemake(tmp_path, env=env)
+        assert len(server.seen) == asked + 4
+        assert [rule for rule, _ in planned_jobs(tmp_path) if rule == "generate_distractors"] == []

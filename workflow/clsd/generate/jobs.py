@@ -13,6 +13,7 @@ from clsd.config import llm_datasets, repo_file, response_store, uses_llm
 from clsd.core import paths
 from clsd.core.paths import input_name
 from clsd.core.languages import language
+from clsd.generate.store import unusable_stamp
 
 Config = Mapping[str, Any]
 
@@ -71,6 +72,14 @@ def stored_input(config: Config) -> list[str]:
     """The response store when it exists (its answers decide what is still to send)."""
     store = response_store(config)
     return [str(store)] if store.exists() else []
+
+
+def unusable_to_reask(config: Config, dataset: str, lang: str) -> str:
+    """With `generation.reask_unusable`, the unusable answers the store holds for a job (a param: the job is run
+    again, and asks them again, while there are new ones; "" otherwise, and without reask_unusable)."""
+    if not config["generation"]["reask_unusable"]:
+        return ""
+    return unusable_stamp(response_store(config), dataset, lang)
 
 
 def estimate_inputs(config: Config) -> dict[str, str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import threading
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -313,3 +314,18 @@ class ResponseStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def unusable_stamp(path: Path, dataset: str, lang: str) -> str:
+    """How many answers of `dataset` and `lang` the store at `path` holds as unusable, and when the newest was stored
+    ("" without any): read-only, for the generate rule's param under `reask_unusable`, so that a job whose answers
+    left items unscored is run again, and asks again, on the next run rather than being up to date."""
+    if not path.exists():
+        return ""
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            count, newest = db.execute("SELECT COUNT(*), MAX(created_at) FROM responses WHERE usable = 0 AND dataset = ? "
+                                       "AND lang = ?", (dataset, lang)).fetchone()
+    except sqlite3.OperationalError:  # a store from before usability was recorded: its next reader decides
+        return ""
+    return f"{count} unusable, the newest stored {newest}" if count else ""

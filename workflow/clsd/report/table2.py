@@ -202,7 +202,7 @@ def nothing_to_score(datasets: list[tuple[str, dict[str, Any]]]) -> str:
     """Why no item of any dataset could be scored, per dataset and language (from the provenance of each direct
     candidate table: the failures its distractor sets recorded), for the one error a run with nothing to score
     stops with."""
-    parts = []
+    parts, asked = [], []
     for label, meta in datasets:
         if meta["items"] == 0:
             parts.append(f"{label}: no items selected")
@@ -213,9 +213,23 @@ def nothing_to_score(datasets: list[tuple[str, dict[str, Any]]]) -> str:
             if failed:
                 detail = "; ".join(f"{n} × {reason}" for reason, n in failed.most_common())
                 per_language.append(f"{origin.get('lang')}: {detail}")
+                if (origin.get("settings") or {}).get("endpoint"):
+                    asked.append((origin.get("dataset"), origin.get("lang")))
         reasons = ", ".join(per_language) or candidates.dropped_detail(meta.get("dropped", []))
         parts.append(f"{label}: none of {meta['items']} items has four valid distractors in every language ({reasons})")
-    return "no item can be scored, so no model was run. " + ". ".join(parts) + "."
+    return "no item can be scored, so no model was run. " + ". ".join(parts) + "." + ask_again_hint(asked)
+
+
+def ask_again_hint(asked: list[tuple[str | None, str | None]]) -> str:
+    """How to ask the LLM again for items that failed on its answers (`asked`: dataset and language of each generation
+    job with failures): those answers are stored and the generation's results kept, so a plain rerun asks nothing."""
+    if not asked:
+        return ""
+    forget = "; ".join(f"clsd-forget --dataset {dataset} --lang {lang}" for dataset, lang in asked)
+    return (" These failures come from answers stored in the response store (generation.store), and the generation "
+            "results are kept: a rerun reads them again and sends nothing. To ask again once the endpoint answers: set "
+            f"generation.reask_unusable: true and rerun, or forget the unusable answers (`{forget}`, with --store when "
+            "generation.store is not the default) and rerun with `--forcerun generate_distractors`.")
 
 
 def average_note(counts: dict[str, int]) -> list[str]:
