@@ -116,6 +116,20 @@ def wait_for(condition, run: subprocess.Popen, what: str) -> None:
     assert run.poll() is None and condition(), f"{what}:\n{finish(run)[-3000:]}"
 
 
+def stop(run: subprocess.Popen, signum: int, to: str, requests: list) -> tuple[str, list]:
+    """Send `signum` to `to` and wait for the run to end: it must fail within 30 s, with no request among `requests`
+    (what the server saw, each with its `time`) arriving after the signal. Returns the output and those requests."""
+    signalled = time.monotonic()
+    send(run, signum, to)
+    output = finish(run)
+    seconds = time.monotonic() - signalled
+    first = list(requests)
+    late = [request for request in first if request.time > signalled + DELIVERY_S]
+    print(f"{signal.Signals(signum).name} to {to}: exit {run.returncode} after {seconds:.1f} s, {len(late)} requests late")
+    assert run.returncode != 0 and not late and seconds < 30, output[-3000:]
+    return output, first
+
+
 def ledger(path: Path) -> list[tuple[str | None, str | None]]:
     with sqlite3.connect(path) as db:
         return db.execute("SELECT status, finished_at FROM runs ORDER BY id").fetchall()
@@ -142,14 +156,7 @@ def test_a_stop_signal_during_generation_stores_what_was_asked_and_the_rerun_ask
         folder = generation_folder(tmp_path, server.base_url)
         run = start(folder, target)
         wait_for(lambda: len(server.seen) >= 3, run, "the generation job never asked")
-        signalled = time.monotonic()
-        send(run, signum, to)
-        output = finish(run)
-        seconds = time.monotonic() - signalled
-        first = list(server.seen)
-        late = [seen for seen in first if seen.time > signalled + DELIVERY_S]
-        print(f"{signal.Signals(signum).name} to {to}: exit {run.returncode} after {seconds:.1f} s, {len(late)} requests late")
-        assert run.returncode != 0 and not late and seconds < 30, output[-3000:]
+        output, first = stop(run, signum, to, server.seen)
         assert not (folder / target).exists()
         with sqlite3.connect(folder / "store.sqlite") as db:
             stored = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
@@ -185,14 +192,7 @@ def test_a_stop_signal_during_served_embedding_stores_the_answers_in_flight_and_
         folder = served_folder(tmp_path, server.base_url)
         run = start(folder, SERVED)
         wait_for(lambda: len(server.asked) >= 4, run, "the embedding job never asked")
-        signalled = time.monotonic()
-        send(run, signum, to)
-        output = finish(run)
-        seconds = time.monotonic() - signalled
-        first = list(server.asked)
-        late = [asked for asked in first if asked.time > signalled + DELIVERY_S]
-        print(f"{signal.Signals(signum).name} to {to}: exit {run.returncode} after {seconds:.1f} s, {len(late)} requests late")
-        assert run.returncode != 0 and not late and seconds < 30, output[-3000:]
+        output, first = stop(run, signum, to, server.asked)
         assert not (folder / SERVED).exists()
         sent = {text for asked in first for text in asked.inputs}
         with sqlite3.connect(folder / "vectors.sqlite") as db:
