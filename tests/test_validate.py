@@ -45,7 +45,7 @@ def verdict_of(lang: str, target: str, distractor: str) -> str:
 def test_each_hand_made_set_holds_at_least_30_pairs_of_every_verdict_kind(lang):
     cases = hand_made(lang)
     assert len(cases) >= 30
-    assert {case["verdict"] for case in cases} == {"copy", "surface_only", "reorder", SUSPECT, "wrong_language", "unrelated",
+    assert {case["verdict"] for case in cases} == {"copy", "surface_only", "reorder", "cut_off", SUSPECT, "wrong_language", "unrelated",
                                                    "non_word", "valid"}
 
 

@@ -19,6 +19,8 @@ Reasons, checked in this order (the first that applies is reported):
   `validation.case_sensitive`);
 - reorder: the same units in another order, by a move that cannot change who did what to whom
   (clsd.validate.reorder). Any other reorder is kept and noted `reorder_suspect`;
+- cut_off: the target's first or last units only, at least two left out (clsd.validate.cutoff): less of the same
+  meaning, not another one;
 - wrong_language: the distractor is in another language than the target or holds letters of a script neither
   its language nor the target uses (clsd.core.detect.other_language), or holds words its own lexicon lacks
   and a foreign lexicon knows (*backers* in French: clsd.validate.lexicon.foreign_words);
@@ -41,10 +43,12 @@ from clsd.core.detect import other_language
 from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.validate.closeness import MIN_CLOSENESS, closeness
+from clsd.validate.cutoff import cut_off
 from clsd.validate.lexicon import Lexicon, foreign_words, lexicon, maybe_names, unknown_words
 from clsd.validate.reorder import reorder_move
 from clsd.validate.tokens import forms, surface
 from clsd.validate.verdicts import (
+    CUT_OFF,
     JUDGE_DIFFERENT,
     JUDGE_REASON,
     JUDGE_SAME,
@@ -73,6 +77,9 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
         return Verdict("copy" if normalise(distractor, lang) == normalise(target, lang) else "surface_only")
     if Counter(forms(target, lang)) == Counter(forms(distractor, lang)):
         return Verdict("reorder") if reorder_move(target, distractor, lang) else Verdict(note=SUSPECT)
+    cut = cut_off(target, distractor, lang)
+    if cut is not None:
+        return Verdict(CUT_OFF, detail=cut)
     other = other_language(target, distractor, lang)
     if other is not None:
         return Verdict("wrong_language", detail=other)

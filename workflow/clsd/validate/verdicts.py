@@ -9,8 +9,10 @@ from dataclasses import dataclass
 DUPLICATE = "duplicate"
 #: A distractor that shares too little with its target to be an adversarial example (clsd.validate.closeness).
 UNRELATED = "unrelated"
+#: A distractor that is its target's first or last words only (clsd.validate.cutoff).
+CUT_OFF = "cut_off"
 #: Rejection reasons of the rules (clsd.validate.rules and the per-item duplicate check), in the order they are checked.
-RULE_REASONS = ("copy", DUPLICATE, "surface_only", "reorder", "wrong_language", UNRELATED, "non_word")
+RULE_REASONS = ("copy", DUPLICATE, "surface_only", "reorder", CUT_OFF, "wrong_language", UNRELATED, "non_word")
 #: Rejection reason of the LLM judge (clsd.validate.judge).
 JUDGE_REASON = "judged_equivalent"
 #: What the judge answered about a distractor (Verdict.judged, the validated set's `judge` column).
