@@ -20,6 +20,7 @@ from clsd.validate import report as validation_report
 from clsd.validate.judge import ItemJudge, item_format, item_verdicts, verdict
 from clsd.validate.lexicon import Lexicon, checked_word, lexicon, unknown_words
 from clsd.validate.rules import SUSPECT, Validator, rule_verdict
+from clsd.validate.verdicts import UNKNOWN_SUSPECT
 from clsd.validate.tokens import forms, tokens
 from conftest import PUBLISHED, ROOT, require_shared
 
@@ -45,7 +46,7 @@ def verdict_of(lang: str, target: str, distractor: str) -> str:
 def test_each_hand_made_set_holds_at_least_30_pairs_of_every_verdict_kind(lang):
     cases = hand_made(lang)
     assert len(cases) >= 30
-    assert {case["verdict"] for case in cases} == {"copy", "surface_only", "reorder", "cut_off", SUSPECT, "wrong_language", "unrelated",
+    assert {case["verdict"] for case in cases} == {"copy", "surface_only", "reorder", "cut_off", SUSPECT, UNKNOWN_SUSPECT, "wrong_language", "unrelated",
                                                    "non_word", "valid"}
 
 

@@ -435,6 +435,29 @@ def unknown_words(target: str, distractor: str, lex: Lexicon) -> list[str]:
     return unknown
 
 
+def unattested_capitals(target: str, distractor: str, lex: Lexicon) -> tuple[list[str], list[str]]:
+    """Capitalised words of `distractor` (in a cased script) that nothing shows to be names or words: not in the
+    target, unknown to the lexicon as written and in lower case, and listed by fewer than SUSPECT_NAME_LISTS other
+    languages' word lists (the names data). A capital is no evidence of a name at the start of a sentence: a first
+    word with a frequent word one edit away is a misspelling (the first list, rejected as non_word). Elsewhere it may
+    be a rare real name or a new compound noun (2.6% of GPT-4's published distractors hold one: Ardern, Remdesivir,
+    Serieninnovator), so it is kept and counted (the second list, non_word_suspect). Acronyms and hyphenated words
+    are left to the other checks."""
+    if not language(lex.lang).cased:
+        return [], []
+    in_target = {token.casefold() for token in tokens(target, lex.lang)}
+    misspelt, unattested = [], []
+    for position, unit in enumerate(units(distractor, lex.lang)):
+        word = unit.text
+        if (unit.kind != "word" or not word[0].isupper() or word.isupper() or "-" in word
+                or word.casefold() in in_target):
+            continue
+        if lex.known(word) or lex.known(word.lower()) or lex.name_lists(word) >= SUSPECT_NAME_LISTS:
+            continue
+        (misspelt if position == 0 and lex.misspelt_neighbour(word.lower()) else unattested).append(word)
+    return misspelt, unattested
+
+
 def maybe_names(words: list[str], lex: Lexicon) -> bool:
     """Whether every unknown word may be a name or brand in lower case (listed by SUSPECT_NAME_LISTS other
     languages): kept as non_word_suspect, as a rule cannot tell."""

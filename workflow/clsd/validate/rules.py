@@ -30,7 +30,10 @@ Reasons, checked in this order (the first that applies is reported):
 - non_word: a word that is not in the target and that the language's lexicon does not know
   (clsd.validate.lexicon; names are left out where case shows them). In a script without case a name cannot be
   told from a misspelling, nor a lower-case word several other languages list (a brand, a name): such a
-  distractor is kept and noted `non_word_suspect`.
+  distractor is kept and noted `non_word_suspect`. A capital is evidence of a name only where something attests it
+  (the lexicon, the target, other languages' word lists): an unattested first word one edit from a frequent word is
+  a misspelling (non_word); an unattested capitalised word elsewhere is kept as `non_word_suspect`
+  (clsd.validate.lexicon.unattested_capitals).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.validate.closeness import MIN_CLOSENESS, closeness
 from clsd.validate.cutoff import cut_off
-from clsd.validate.lexicon import Lexicon, foreign_words, lexicon, maybe_names, unknown_words
+from clsd.validate.lexicon import Lexicon, foreign_words, lexicon, maybe_names, unattested_capitals, unknown_words
 from clsd.validate.reorder import reorder_move
 from clsd.validate.tokens import forms, surface
 from clsd.validate.verdicts import (
@@ -94,6 +97,11 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
         if not language(lang).cased or maybe_names(unknown, lex):  # may be names: kept, and counted
             return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown))
         return Verdict("non_word", detail=", ".join(unknown))
+    misspelt, unattested = unattested_capitals(target, distractor, lex) if lex is not None else ([], [])
+    if misspelt:
+        return Verdict("non_word", detail=", ".join(misspelt))
+    if unattested:
+        return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unattested))
     return Verdict()
 
 
