@@ -261,18 +261,27 @@ def test_judge_verdicts_are_digits_whatever_the_language(answer, expected):
     assert verdict(answer) is expected
 
 
+#: Distractors the rules keep, and what a stand-in judge answers about each: the same meaning, another, unreadable.
+SAME, OTHER, UNCLEAR = (FR.replace("deux", number) for number in ("trois", "quatre", "cinq"))
+ANSWERS = {"trois": True, "quatre": False}
+
+
+def number_in(distractor: str) -> str:
+    return next(number for number in ("trois", "quatre", "cinq") if number in distractor)
+
+
 def test_validator_applies_rules_before_the_judge_and_counts_unclear_answers():
     asked = []
 
     def judge(target: str, distractor: str) -> bool | None:
         asked.append(distractor)
-        return {"Same": True, "Other": False}.get(distractor.split()[0])  # capitalised: no lexicon check
+        return ANSWERS.get(number_in(distractor))
 
     validator = Validator("fr", judge=judge)
     assert validator.reason(FR, FR.upper()) == "copy" and asked == []  # no judge request for a rule reject
-    assert validator.reason(FR, "Same " + FR) == "judged_equivalent"
-    assert validator.reason(FR, "Other " + FR) is None
-    assert validator.reason(FR, "Unclear " + FR) is None and validator.unclear["judge_unclear"] == 1
+    assert validator.reason(FR, SAME) == "judged_equivalent"
+    assert validator.reason(FR, OTHER) is None
+    assert validator.reason(FR, UNCLEAR) is None and validator.unclear["judge_unclear"] == 1
     assert Validator("fr", rules=False).reason(FR, FR.upper()) is None
 
 
@@ -296,10 +305,10 @@ def test_a_per_item_judge_asks_once_about_the_distractors_the_rules_kept():
 
     def judge_item(target: str, distractors: list[str]) -> list[bool | None]:
         asked.append(distractors)
-        return [{"Same": True, "Other": False}.get(text.split()[0]) for text in distractors]
+        return [ANSWERS.get(number_in(text)) for text in distractors]
 
     validator = Validator("fr", judge_item=judge_item)
-    texts = [FR.upper(), "Same " + FR, "Other " + FR, "Unclear " + FR]
+    texts = [FR.upper(), SAME, OTHER, UNCLEAR]
     assert validator.reasons(FR, texts) == ["copy", "judged_equivalent", None, None]
     assert asked == [texts[1:]] and validator.unclear["judge_unclear"] == 1  # one request, the copy left out
     assert validator.reasons(FR, [FR.upper()]) == ["copy"] and len(asked) == 1  # nothing kept: no request

@@ -32,7 +32,8 @@ Reasons, checked in this order (the first that applies is reported):
   told from a misspelling, nor a lower-case word several other languages list (a brand, a name): such a
   distractor is kept and noted `non_word_suspect`. A capital is evidence of a name only where something attests it
   (the lexicon, the target, other languages' word lists): an unattested first word one edit from a frequent word is
-  a misspelling (non_word); an unattested capitalised word elsewhere is kept as `non_word_suspect`
+  a misspelling (non_word); an unattested capitalised word elsewhere is `wrong_language` when another language's
+  lexicon knows it (`du Stalemate` in French), else kept as `non_word_suspect`
   (clsd.validate.lexicon.unattested_capitals).
 """
 
@@ -100,6 +101,9 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
     misspelt, unattested = unattested_capitals(target, distractor, lex) if lex is not None else ([], [])
     if misspelt:
         return Verdict("non_word", detail=", ".join(misspelt))
+    stray = foreign_words([word.lower() for word in unattested], lang) if unattested else None
+    if stray is not None:  # a capitalised word of another language (du Stalemate), not a name
+        return Verdict("wrong_language", detail=f"{stray[0]}: {', '.join(stray[1])}")
     if unattested:
         return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unattested))
     return Verdict()
