@@ -58,6 +58,24 @@ def test_json_answers_are_four_strings_or_nothing():
     assert not parsed.no_list
 
 
+@pytest.mark.parametrize("lang, original, leaked", [
+    # the prompt's instruction, or its example, copied into a variant
+    ("de", ORIGINAL, ORIGINAL[:-1] + ", with another kind of edit."),
+    ("fr", "Le conseil a approuvé mardi la construction de trois écoles.",
+     "Le conseil a approuvé mardi la construction de trois écoles, the city will plant two hundred trees."),
+    ("en", "The council approved three new schools on Tuesday.",
+     "The council approved three new schools on Tuesday, and each is a complete, natural sentence."),
+])  # (the English of the prompt in another script is wrong_language already)
+def test_a_variant_that_copies_the_prompt_s_own_wording_is_rejected_in_any_language(lang, original, leaked):
+    prompt = llm.messages_for((ROOT / "resources/prompts/local-v2.txt").read_text(), lang, original)[-1]["content"]
+    kept = original.replace("trois", "quatre").replace("drei", "vier").replace("three", "four")
+    parsed = parse_answer(json.dumps({"sentences": [leaked, kept, kept + " ", kept]}, ensure_ascii=False), original, lang,
+                          answer_format="json", prompt=prompt)
+    assert parsed.accepted == [kept] and [reason for _, reason in parsed.rejected][0] == "prompt_text"
+    # words the original shares with the prompt are no copy of it, nor is any variant without a prompt to compare
+    assert parse_answer(json.dumps({"sentences": [leaked] * 4}), original, lang, answer_format="json").accepted == [leaked]
+
+
 def test_the_answer_format_is_sent_and_part_of_the_request_key_and_params(tmp_path):
     generation = job_config(tmp_path / "s.sqlite", "http://127.0.0.1:9/v1")["generation"]
     assert generation["answer_format"] == "json"  # the schema's default

@@ -272,7 +272,8 @@ class Generator:
         outcome = Outcome(item_id, lang)
         messages = messages_for(self.settings.template, lang, sentence)
         parse = functools.cache(lambda text, truncated=False: parse_answer(text, sentence, lang, truncated,
-                                                                            self.settings.answer_format))
+                                                                            self.settings.answer_format,
+                                                                            prompt=messages[-1]["content"]))
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))

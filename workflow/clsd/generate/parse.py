@@ -69,7 +69,25 @@ def json_sentences(answer: str) -> list[str] | None:
     return [cleaned(match.group(2) if (match := NUMBERED.match(text)) else text) for text in sentences]
 
 
-def parse_answer(answer: str, original: str, lang: str, truncated: bool = False, answer_format: str = "numbered") -> Parsed:
+#: Words in a row that a sentence shares with the prompt (and not with the original) to be the prompt's own text.
+PROMPT_RUN = 4
+
+
+def word_runs(text: str, n: int = PROMPT_RUN) -> set[tuple[str, ...]]:
+    """Every run of `n` consecutive words of `text`, case-folded, punctuation at their ends left out."""
+    words = [word for word in (word.strip(".,;:!?\"'()[]{}«»“”„") for word in text.casefold().split()) if word]
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def prompt_copy(text: str, original: str, prompt: str) -> bool:
+    """Whether `text` holds PROMPT_RUN words in a row of the `prompt` (its instructions and examples, the original
+    sentence taken out) that the original does not hold: the model copied its instructions or an example into a
+    variant (`…, in Icelandic, with another kind of edit`)."""
+    return bool(prompt) and bool((word_runs(text) & word_runs(prompt.replace(original, " "))) - word_runs(original))
+
+
+def parse_answer(answer: str, original: str, lang: str, truncated: bool = False, answer_format: str = "numbered",
+                 prompt: str = "") -> Parsed:
     """The answer's sentences (its numbered lines, or with `answer_format` json its JSON strings) that are
     non-empty, not a copy of `original` (up to case, spacing and the language's final punctuation), not
     duplicates, and in `lang` (the validator's language check, clsd.core.detect.other_language: any registry
@@ -77,7 +95,8 @@ def parse_answer(answer: str, original: str, lang: str, truncated: bool = False,
 
     `truncated`: the answer was cut at `max_tokens` (finish_reason `length`), so its last sentence may stop
     mid-word; it is rejected (`truncated`), never taken as a distractor. Scripts that cost many tokens per word
-    (Bengali, Hindi) reach the limit first. A cut JSON answer does not parse: `malformed_json`."""
+    (Bengali, Hindi) reach the limit first. A cut JSON answer does not parse: `malformed_json`. A sentence that
+    copies the `prompt`'s own wording (`prompt_copy`) is rejected as `prompt_text`."""
     result = Parsed()
     copy = normalise(original, lang)
     seen = {copy}
@@ -105,6 +124,8 @@ def parse_answer(answer: str, original: str, lang: str, truncated: bool = False,
             reason = "duplicate"
         elif other_language(original, text, lang) is not None:
             reason = "wrong_language"
+        elif prompt_copy(text, original, prompt):
+            reason = "prompt_text"
         else:
             seen.add(key)
             result.accepted.append(text)
