@@ -69,7 +69,14 @@ def planned_sentinel(kind, name):
 onstart:
     # Before any job: the API keys of the jobs that will send (clsd.core.api_keys); SIGTERM or SIGHUP to Snakemake
     # alone stops the running jobs as Ctrl-C does (clsd.core.stopping).
-    check_api_keys(config, [(job.rule.name, job.wildcards_dict) for job in workflow.dag.needrun_jobs()], os.environ)
+    check_api_keys(
+        config,
+        [
+            (job.rule.name, job.wildcards_dict)
+            for job in workflow.dag.needrun_jobs()
+        ],
+        os.environ,
+    )
     pass_stop_signals_to_jobs()
     for key, (_, stat_cache) in PLANNED_FOLDERS.items():
         save_stat_cache(folder_sentinel(*key), stat_cache)
