@@ -19,7 +19,8 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
@@ -75,6 +76,18 @@ def install() -> dict[int, Handler]:
     returns the handlers replaced."""
     handler = _FirstStop()
     return {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS if _catchable(signum)}
+
+
+def drain(pool: ThreadPoolExecutor, futures: Collection[Future], why: BaseException, timeout: float, who: str,
+          wait: bool = True) -> None:
+    """After a stop signal or a job's first failure: cancel the requests not sent yet and, with `wait`, wait for those
+    in flight (at most `timeout`: the client sends nothing new), so that the workers store the answers they were paid
+    for before the run is closed; logs how many it waits for, named by `who`."""
+    running = sum(future.running() for future in futures) if wait else 0
+    if running:
+        log.warning("%s: stopping (%s): nothing more is sent; waiting for the %d requests in flight, at most %g s, to "
+                    "store what they bring", who, type(why).__name__, running, timeout)
+    pool.shutdown(wait=wait, cancel_futures=True)
 
 
 def descendants() -> list[Any]:

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from clsd.core import stopping
 from clsd.core.client import ChatClient, Embedded, EndpointError, Interrupted
 from clsd.core.errors import InputError
 from clsd.embed.served import EndpointModel
@@ -231,11 +232,7 @@ class Embedder:
                     raise next((error for error in errors if not isinstance(error, Interrupted)), errors[0])
         except BaseException as exc:
             self.client.stop()
-            running = sum(future.running() for future in pending)
-            if running:
-                log.warning("%s: stopping (%s): nothing more is sent; waiting for the %d requests in flight, at most %g s, "
-                            "to store what they bring", self.model.key, type(exc).__name__, running, self.model.timeout)
-            pool.shutdown(wait=True, cancel_futures=True)  # paid answers in flight are stored before the run is closed
+            stopping.drain(pool, pending, exc, self.model.timeout, self.model.key)
             raise
         pool.shutdown()
 

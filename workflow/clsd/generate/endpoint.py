@@ -26,8 +26,8 @@ from typing import Any, Callable
 from clsd.config import local_gguf, response_store
 from clsd.core.client import ChatClient, Interrupted, on_this_machine
 from clsd.core.io import sha256_file
-from clsd.generate.llm import Generator, Validator
 from clsd.core.stopping import stop_signals
+from clsd.generate.llm import Generator, Validator
 from clsd.generate.server import LlamaServer, auto_slots, server_program
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore

@@ -34,6 +34,7 @@ from typing import Any, Callable, Protocol
 import polars as pl
 from tqdm import tqdm
 
+from clsd.core import stopping
 from clsd.core.client import ChatClient, Completion, EndpointError, Interrupted
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
@@ -359,11 +360,7 @@ class Generator:
             self.interrupt()
             client = self._client
             paid = client is not None and not client.own_server
-            running = sum(future.running() for future in futures) if paid else 0
-            if running:
-                log.warning("stopping (%s): nothing more is sent; waiting for the %d requests in flight, at most %g s, "
-                            "to store what they bring", type(exc).__name__, running, client.timeout)
-            pool.shutdown(wait=paid, cancel_futures=True)
+            stopping.drain(pool, futures, exc, client.timeout if client is not None else 0, f"generate {lang}", wait=paid)
             raise
         pool.shutdown()
         return [future.result() for future in futures]
