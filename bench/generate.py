@@ -6,7 +6,8 @@ job and its local server) or SIGTERM (to the job) to the job's exit with a stand
 With --llama N, the real local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server) on the first N sentences of
 each language (--items: the hand-written sample, or real news, the published WMT19/WMT21 sets' first items), setting
 by setting on the same items in one run: each --settings entry names a prompt file, llama.cpp's own sampling (XTC or
-none) and a speculative decoding (see SAMPLING, SPECULATIVE); --format and --slots apply to all. The default compares
+none), a speculative decoding (see SAMPLING, SPECULATIVE) and optionally the candidates per answer
+(generation.candidates: above four, each item keeps the four closest to GPT-4's profile); --format and --slots apply to all. The default compares
 today's shipped setting with the paper's prompt. Each setting starts its own server and store and runs the default
 run's loop (re-asked up to --attempts times, validated by the rules, closeness included), and reports the seconds of
 generation, seconds per item-language, completion tokens/s, drafted and accepted tokens, items with four valid
@@ -16,7 +17,7 @@ distractors' closeness profile (share per Levenshtein-ratio bin, clsd.analysis.p
 published sets (and, on news items, GPT-4's profile of the same items), and the share valid of all written; then the
 interrupt figures with the real server.
 
-Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v1:xtc-0.5-0.1:simple-3-16]]
+Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v3:xtc-0.5-0.1:simple-3-16:6]]
 Prints and writes bench/results/generate.json, with the CPU's instruction sets. Run it on an otherwise idle machine:
 llama.cpp falls to a few tokens/s when other processes compete for its cores.
 """
@@ -85,6 +86,8 @@ ITEMS = {"sample": ROOT / "resources/sample/clsd_sample.csv",
          "wmt19": ROOT.parent / "shared/data/clsd-published-sample/CLSD_wmt2019_adversarial_dataset.head50.csv",
          "wmt21": ROOT.parent / "shared/data/clsd-published-sample/CLSD_wmt2021_adversarial_dataset.head50.csv"}
 COLUMN = {"de": "German", "fr": "French"}
+#: The reference profile kept distractors are measured against, and chosen by with more candidates than four.
+REFERENCE = "resources/profiles/gpt-4-0613-wmt.yaml"
 
 
 def sample_sentences(n: int, lang: str = "de", items: str = "sample") -> list[tuple[int, str]]:
@@ -116,7 +119,7 @@ def kept_profiles(kept: list[tuple[str, str, str]]) -> dict:
     from clsd.analysis import profile
     from clsd.analysis.table3 import similarity
 
-    reference = profile.read_reference(ROOT / "resources/profiles/gpt-4-0613-wmt.yaml")
+    reference = profile.read_reference(ROOT / REFERENCE)
     by_lang: dict[str, list[float]] = {}
     for lang, target, text in kept:
         by_lang.setdefault(lang, []).append(similarity(target, text))
@@ -133,8 +136,9 @@ SPECULATIVE = {"none": {"type": "none"}, "simple-3-16": {"type": "ngram-simple",
 #: llama.cpp's own sampling parameters by name (`--settings`): generation.local.sampling values.
 SAMPLING = {"none": {}, "xtc-0.5-0.1": {"xtc_probability": 0.5, "xtc_threshold": 0.1},
             "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15}}
-#: The shipped setting (local-v2) against its predecessor and the paper's prompt: the comparisons in docs/benchmarks.md.
-DEFAULT_SETTINGS = "paper-v1:none:none,local-v1:xtc-0.5-0.1:simple-3-16,local-v2:xtc-0.5-0.1:simple-3-16"
+#: The shipped setting (local-v3, six candidates) against its predecessor and the paper's prompt: the comparisons in
+#: docs/benchmarks.md.
+DEFAULT_SETTINGS = "paper-v1:none:none,local-v2:xtc-0.5-0.1:simple-3-16,local-v3:xtc-0.5-0.1:simple-3-16:6"
 
 
 @dataclass(frozen=True)
@@ -147,19 +151,22 @@ class LlamaSetting:
     speculative: str = "none"
     answer_format: str = "json"
     slots: int = 1
+    candidates: int = 4
 
     @classmethod
     def parse(cls, spec: str, answer_format: str, slots: int) -> LlamaSetting:
-        """`prompt:sampling:speculative` (names of SAMPLING and SPECULATIVE), e.g. `local-v1:xtc-0.5-0.1:simple-3-16`."""
-        prompt, sampling, speculative = spec.split(":")
-        if sampling not in SAMPLING or speculative not in SPECULATIVE:
-            raise SystemExit(f"--settings {spec!r}: sampling one of {', '.join(SAMPLING)}, speculative one of {', '.join(SPECULATIVE)}")
-        return cls(prompt, sampling, speculative, answer_format, slots)
+        """`prompt:sampling:speculative[:candidates]` (names of SAMPLING and SPECULATIVE; generation.candidates, 4
+        when left out), e.g. `local-v1:xtc-0.5-0.1:simple-3-16` or `local-v3:xtc-0.5-0.1:simple-3-16:6`."""
+        prompt, sampling, speculative, *rest = spec.split(":")
+        if sampling not in SAMPLING or speculative not in SPECULATIVE or len(rest) > 1 or not all(r.isdigit() for r in rest):
+            raise SystemExit(f"--settings {spec!r}: sampling one of {', '.join(SAMPLING)}, speculative one of "
+                             f"{', '.join(SPECULATIVE)}, then optionally the candidates per answer")
+        return cls(prompt, sampling, speculative, answer_format, slots, int(rest[0]) if rest else 4)
 
     @property
     def name(self) -> str:
         return (f"{self.prompt}, sampling {self.sampling}, speculative {self.speculative}, {self.answer_format}, "
-                f"{self.slots} slot(s)")
+                f"{self.slots} slot(s), {self.candidates} candidates")
 
 
 def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
@@ -182,13 +189,15 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
               item_set: str = "sample") -> dict:
     """One setting on a fresh server and store: the first `n` sentences of `item_set` per language at T = 1,
     re-asked up to `attempts` times as the default run does, validated by the validator's rules (closeness included)."""
+    from clsd.analysis import profile
     from clsd.generate.server import LlamaServer
     from clsd.validate.rules import Validator
 
     template = (ROOT / "resources/prompts" / f"{setting.prompt}.txt").read_text(encoding="utf-8")
     settings = Settings(model="qwen", template=template, endpoint="gguf:bench", concurrency=setting.slots,
                         max_attempts=attempts, answer_format=setting.answer_format,
-                        extra=tuple(sorted(SAMPLING[setting.sampling].items())))
+                        extra=tuple(sorted(SAMPLING[setting.sampling].items())), candidates=setting.candidates)
+    reference = profile.read_reference(ROOT / REFERENCE)
     server = LlamaServer(gguf, threads=threads, slots=setting.slots, speculative=SPECULATIVE[setting.speculative])
     started = time.perf_counter()
     per_lang, kept, written = {}, [], []
@@ -199,7 +208,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
             targets = dict(items)
             generator = llm.Generator(settings, ResponseStore(store), lambda: ChatClient(base_url=base_url, api_key="local", timeout=600,
                                                                                          retries=0, requests_per_minute=None),
-                                      Validator(lang))
+                                      Validator(lang), reference_shares=profile.shares_for(reference, lang))
             start = time.perf_counter()
             table, report = llm.generate(items, lang, generator, {}, "bench")
             per_lang[lang] = report | {"seconds": time.perf_counter() - start}
@@ -213,7 +222,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     item_langs = n * len(langs)
     figures = {"setting": setting.name, "prompt": setting.prompt, "sampling": SAMPLING[setting.sampling],
                "speculative": SPECULATIVE[setting.speculative],
-               "answer_format": setting.answer_format, "slots": setting.slots, "threads": threads,
+               "answer_format": setting.answer_format, "slots": setting.slots, "candidates": setting.candidates, "threads": threads,
                "cpu_variant": server.variant, "server_start_seconds": round(server_start, 1), "item_languages": item_langs,
                "requests": total("new_responses"), "seconds": round(seconds, 1),
                "seconds_per_item_language": round(seconds / item_langs, 2),
@@ -297,7 +306,7 @@ def main() -> None:
     parser.add_argument("--llama", type=int, default=0,
                         help="sentences per language for each setting of the local LLM (0: skip; 12: the default run's)")
     parser.add_argument("--settings", default=DEFAULT_SETTINGS,
-                        help="comma-separated prompt:sampling:speculative settings (resources/prompts/<prompt>.txt; "
+                        help="comma-separated prompt:sampling:speculative[:candidates] settings (resources/prompts/<prompt>.txt; "
                              f"sampling {', '.join(SAMPLING)}; speculative {', '.join(SPECULATIVE)})")
     parser.add_argument("--format", default="json", help="answer format of every setting")
     parser.add_argument("--slots", type=int, default=1, help="slots of every setting")

@@ -57,6 +57,22 @@ def distractors_for(sentence: str, language: str) -> list[str]:
     return [f"{stem} {word}." for word in ENDINGS[language]]
 
 
+#: Rewrites of a test sentence's end (its last k words replaced): the farther variants an endpoint asked for more than
+#: four sentences (generation.candidates) writes after distractors_for's near-copies.
+TAILS = {"German": [(3, "alten Sporthallen abgelehnt"), (6, "Verkauf des alten Rathauses an Investoren abgelehnt")],
+         "French": [(3, "vieux gymnases fermés"), (6, "la vente de l'ancienne mairie à des investisseurs")]}
+
+
+def candidates_for(sentence: str, language: str, n: int) -> list[str]:
+    """`n` distinct variants: distractors_for's four near-copies, then rewrites of the sentence's end (TAILS)."""
+    words = sentence.rstrip(".").split()
+    rewrites = [" ".join(words[:-k] + [tail]) + "." for k, tail in TAILS[language]]
+    variants = distractors_for(sentence, language) + rewrites
+    if n > len(variants):
+        raise ValueError(f"the fault server writes at most {len(variants)} variants, not {n}")
+    return variants[:n]
+
+
 def fronted(sentence: str) -> str:
     """The test sentence with its time adverbial moved to the front, subject and verb inverted: the same meaning
     (`Der Stadtrat Q hat am Dienstag …` → `Am Dienstag hat der Stadtrat Q …`), a reorder the validator rejects."""
@@ -171,7 +187,7 @@ class FaultServer:
             return web.Response(text="<!doctype html><html><body>Welcome</body></html>", content_type="text/html")
         lines = distractors_for(sentence, language)
         if body.get("response_format"):
-            return self._json_answer(body, behaviour, sentence, lines)
+            return self._json_answer(body, behaviour, sentence, language, lines)
         if behaviour == "three":
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines[:3], 1))
         elif behaviour == "preamble":
@@ -189,10 +205,13 @@ class FaultServer:
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))
         return self._answer(body, text)
 
-    def _json_answer(self, body: dict, behaviour: str, sentence: str, lines: list[str]) -> web.Response:
-        """What an endpoint decoding to the request's JSON schema answers: four strings, except for the faults a
+    def _json_answer(self, body: dict, behaviour: str, sentence: str, language: str, lines: list[str]) -> web.Response:
+        """What an endpoint decoding to the request's JSON schema answers: as many strings as it asks for, except for the faults a
         schema cannot rule out (cut at max_tokens, a refusal) and those of endpoints that ignore it (three
         strings, not JSON at all)."""
+        n = body["response_format"]["json_schema"]["schema"]["properties"]["sentences"]["maxItems"]
+        if n > len(lines):
+            lines = candidates_for(sentence, language, n)
         sentences = {"three": lambda: lines[:3], "reorder": lambda: [fronted(sentence), *lines[1:]], "wrong_language": lambda: ENGLISH,
                      "preamble": lambda: [f"{i}. {t}" for i, t in enumerate(lines, 1)]}.get(behaviour, lambda: lines)()
         text = json.dumps({"sentences": sentences}, ensure_ascii=False)

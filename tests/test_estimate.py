@@ -3,6 +3,7 @@ and from a real SQLite store's history, and the rule that writes it without cont
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -40,6 +41,13 @@ def test_without_a_history_the_defaults_give_the_hand_counted_figures(tmp_path):
     assert found.cost == pytest.approx(round(prompt) / 1000 * 0.03 + round(completion) / 1000 * 0.06)
     assert any("default re-ask rate 0.33" in line for line in found.assumptions)
     assert found.judge_requests == 0
+    # six candidates per answer (generation.candidates): half again the completion tokens, and the judge sees six
+    six = dataclasses.replace(SETTINGS, candidates=6)
+    more = estimate.estimate("d", "fr", ITEMS, six, store, PRICES, judge=("Same? {target} / {distractor}", "distractor"))
+    assert more.completion_tokens == pytest.approx(per_item * sum(6 * len(s) / 4.0 + estimate.ANSWER_OVERHEAD_TOKENS
+                                                                  for _, s in ITEMS))
+    assert more.judge_requests == pytest.approx(6 * more.requests)
+    assert any("6 sentences as long as the one asked about" in line for line in more.assumptions)
 
 
 def test_the_store_answers_are_free_and_its_history_replaces_the_defaults(tmp_path):

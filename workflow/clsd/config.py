@@ -100,6 +100,11 @@ def check_profile_reference(config: dict[str, Any]) -> None:
 
     reference = config["analysis"]["profile_reference"]
     if reference in config["datasets"]:
+        if config["generation"]["candidates"] > 4 and llm_datasets(config):
+            raise InputError(f"config key generation.candidates: {config['generation']['candidates']} candidates are "
+                             f"chosen by a reference profile file, and analysis.profile_reference names the dataset "
+                             f"{reference} (whose profile exists only after the run): name a file such as "
+                             f"resources/profiles/gpt-4-0613-wmt.yaml, or set generation.candidates: 4")
         return
     if not data_file(reference).is_file():
         raise InputError(f"config key analysis.profile_reference: {reference} is neither a dataset of this config "

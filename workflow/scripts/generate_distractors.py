@@ -43,8 +43,10 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
     settings = generation_settings(generation, Path(snakemake.input.prompt).read_text(encoding="utf-8"), endpoint.id,
                                    endpoint.concurrency)
     batch = llm.Batching(generation["batch_poll_s"], generation["retries"]) if generation["batch"] else None
+    reference = profile.reference_of(snakemake.params.reference, {}, {})
     generator = endpoint.generator(settings, Validator(lang, rules=validation["rules"], min_closeness=validation["min_closeness"], **judges.validator_judge(judge)),
-                                   lang=lang, batch=batch, **origin)
+                                   lang=lang, batch=batch, reference_shares=profile.shares_for(reference, lang) if reference else None,
+                                   **origin)
     if generation["batch_output"] is not None:
         offline.answer(generation["batch_output"].format(dataset=dataset, lang=lang), generator, items, lang,
                        REQUESTS.format(dataset=dataset, lang=lang))
@@ -59,7 +61,7 @@ with open_endpoint(snakemake.config, snakemake.input.model, snakemake.threads, s
 report |= {"dataset": dataset, "lang": lang, "language": language(lang).name, "model": settings.model,
            "endpoint": endpoint.id, "prompt": snakemake.input.prompt, "store": str(endpoint.store.path),
            "validation": validation, "local_server": endpoint.local_server(), "estimate": planned.row(),
-           "closeness_profile": profile.kept_record(items, table, lang, profile.reference_of(snakemake.params.reference, {}, {}))}
+           "closeness_profile": profile.kept_record(items, table, lang, reference)}
 logging.info("generation report: %s", json.dumps({k: v for k, v in report.items() if k not in ("failed", "rejected")}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 write_table(table, snakemake.output.distractors, {"dataset": dataset, "lang": lang,

@@ -105,6 +105,15 @@ def reference_of(param: Mapping[str, str], sets: Mapping[str, pl.DataFrame], lab
     return Reference(labels.get(name, name), profiles(sets[name])) if name in sets else None
 
 
+def shares_for(reference: Reference, lang: str) -> tuple[float, ...]:
+    """The reference's shares per bin for `lang`; for a language it has no profile of, the mean of its languages'
+    (GPT-4's German and French profiles differ by a few points: a new language aims at their middle)."""
+    if lang in reference.languages:
+        return reference.languages[lang].shares
+    profiles_ = list(reference.languages.values())
+    return tuple(sum(p.shares[i] for p in profiles_) / len(profiles_) for i in range(len(EDGES)))
+
+
 def record(mine: Profile, reference: Profile | None) -> dict[str, object]:
     """A profile as a flat record (the generation report, the bench), with its gaps to the reference when there is one."""
     row: dict[str, object] = {"n": mine.n, **{label: round(share, 1) for label, share in zip(LABELS, mine.shares)},

@@ -8,7 +8,8 @@ and the cost at `generation.prices`. Nothing here contacts an endpoint.
   per token the store's history of this endpoint and model shows, else DEFAULT_CHARS_PER_TOKEN, plus a chat
   template overhead per request.
 - Completion tokens and the re-ask rate come from the same history (answers and further attempts per item),
-  else from stated defaults: four sentences about as long as the one asked about, and DEFAULT_REASK_RATE.
+  else from stated defaults: `generation.candidates` sentences about as long as the one asked about, and
+  DEFAULT_REASK_RATE.
 - An item whose first request is stored is taken as replayed whole (its re-asks were stored in the same run).
 - With `generation.batch` generation's tokens cost `generation.prices.batch_discount` of the price (OpenAI's Batch
   API: half); the judge always asks synchronously, at the full price.
@@ -29,7 +30,7 @@ from typing import Any
 from clsd.core.io import sha256_file
 from clsd.core.languages import language
 from clsd.generate.llm import BATCH_DISCOUNT, job_cost, messages_for
-from clsd.generate.settings import N_SENTENCES, Settings, template_pattern
+from clsd.generate.settings import Settings, template_pattern
 from clsd.generate.store import ResponseStore, request_key
 
 #: Characters per prompt token without a history: OpenAI's rule of thumb for English (German and French run
@@ -40,7 +41,7 @@ TEMPLATE_TOKENS = 8
 #: Further requests per item without a history: measured on the default run with the local 1.5B model (32
 #: requests for 24 item-languages); a strong model re-asks less.
 DEFAULT_REASK_RATE = 0.33
-#: Tokens around four sentences in an answer (JSON keys and quotes, or numbering).
+#: Tokens around the sentences of an answer (JSON keys and quotes, or numbering).
 ANSWER_OVERHEAD_TOKENS = 16
 #: The judge's answer: one digit per distractor asked about, and per item their numbers or JSON around them.
 JUDGE_COMPLETION_TOKENS = {"distractor": 1, "item": 16}
@@ -138,7 +139,8 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
     if past.completion_per_char is not None:
         completion = per_item * sum(past.completion_per_char * len(sentence) for sentence, _ in to_ask)
     else:
-        completion = per_item * sum(4 * len(sentence) / cpt + ANSWER_OVERHEAD_TOKENS for sentence, _ in to_ask)
+        completion = per_item * sum(settings.candidates * len(sentence) / cpt + ANSWER_OVERHEAD_TOKENS
+                                     for sentence, _ in to_ask)
     result = Estimate(dataset, lang, len(items), len(items) - len(to_ask), requests, prompt, completion)
     source = f"the store's {past.answers} earlier answers of this endpoint and model" if past.answers else "defaults"
     result.assumptions = [
@@ -146,18 +148,18 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
         f"an item whose first request is stored is replayed whole",
         f"{cpt:.2f} characters per prompt token ({'history' if past.chars_per_token else 'default'}) + {TEMPLATE_TOKENS} per request",
         "completion tokens from " + (source if past.completion_per_char is not None
-                                     else f"four sentences as long as the one asked about + {ANSWER_OVERHEAD_TOKENS}"),
+                                     else f"{settings.candidates} sentences as long as the one asked about + {ANSWER_OVERHEAD_TOKENS}"),
     ]
     if judge is not None:
         template, per = judge
-        # the judge sees every distractor the rules keep: about four per generation answer, in one request per item
+        # the judge sees every sentence the rules keep: about `candidates` per generation answer, one request per item
         mean_sentence = sum(len(sentence) for sentence, _ in to_ask) / len(to_ask) if to_ask else 0.0
-        asked = 1 + (N_SENTENCES if per == "item" else 1)  # the target and the distractors of one request
+        asked = 1 + (settings.candidates if per == "item" else 1)  # the target and the distractors of one request
         chars = len(re.sub(r"\{\w+\}", "", template)) + len(language(lang).name) + asked * (mean_sentence + 4)
-        result.judge_requests = requests * (1 if per == "item" else N_SENTENCES)
+        result.judge_requests = requests * (1 if per == "item" else settings.candidates)
         result.judge_prompt_tokens = result.judge_requests * (math.ceil(chars / cpt) + TEMPLATE_TOKENS)
         result.judge_completion_tokens = result.judge_requests * JUDGE_COMPLETION_TOKENS[per]
-        result.assumptions.append(f"the judge asks once per {per} ({N_SENTENCES} distractors per generation answer), "
+        result.assumptions.append(f"the judge asks once per {per} ({settings.candidates} sentences per generation answer), "
                                   f"{JUDGE_COMPLETION_TOKENS[per]} completion tokens per request")
     result.cost = job_cost((round(result.prompt_tokens), round(result.completion_tokens)),
                            (round(result.judge_prompt_tokens), round(result.judge_completion_tokens)), prices, batch)

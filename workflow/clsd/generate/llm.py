@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Callable, Protocol
 
 import polars as pl
@@ -40,6 +41,7 @@ from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.generate.batch import Batches, Request
+from clsd.generate.choose import closest_to_profile
 from clsd.generate.parse import WHOLE_ANSWER, Parsed, first_words, parse_answer
 from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key
@@ -135,13 +137,18 @@ class Generator:
     stored. `usable(text)` decides whether a stored answer was usable when the caller does not say (the judge:
     a readable verdict). With `reask_unusable`, an answer found unusable that was stored before this run is
     superseded and asked again, once per run. With `batch` the requests go through the Batch API in rounds.
+    With more candidates per answer than four (`settings.candidates`), `reference_shares` (percent per closeness
+    bin, clsd.analysis.profile) choose the four an item keeps (clsd.generate.choose).
     """
 
     def __init__(self, settings: Settings, store: ResponseStore, connect: Callable[[], ChatClient],
                  validator: Validator | None = None, *, dataset: str | None = None, lang: str | None = None,
                  run: int | None = None, usable: Callable[[str], bool] | None = None, reask_unusable: bool = False,
-                 batch: Batching | None = None) -> None:
+                 batch: Batching | None = None, reference_shares: Sequence[float] | None = None) -> None:
         self.settings = settings
+        # the reference profile's shares that choose an item's four among more candidates (None: answer order)
+        self.profile_shares = (tuple(reference_shares) if settings.candidates > N_DISTRACTORS and reference_shares
+                               is not None else None)
         self.validator = validator
         self.store = store
         self.dataset = dataset
@@ -274,7 +281,8 @@ class Generator:
         messages = messages_for(self.settings.template, lang, sentence)
         parse = functools.cache(lambda text, truncated=False: parse_answer(text, sentence, lang, truncated,
                                                                             self.settings.answer_format,
-                                                                            prompt=messages[-1]["content"]))
+                                                                            prompt=messages[-1]["content"],
+                                                                            n=self.settings.candidates))
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
@@ -304,17 +312,23 @@ class Generator:
                     outcome.rejects["duplicate"] += 1
                     outcome.rejected.append((text, "duplicate", GENERATION))
             # every new sentence is checked at once (a per-item judge asks about all of them in one request); the
-            # valid ones fill the free places in answer order
+            # valid ones fill the free places in answer order, or (more candidates asked than four) those closest to
+            # the reference profile do
             reasons = self.validator.reasons(sentence, new) if self.validator and new else [None] * len(new)
+            valid = []
             for text, reason in zip(new, reasons):
                 if reason is not None:
                     outcome.rejects[reason] += 1
                     outcome.rejected.append((text, reason, VALIDATION))
-                elif len(outcome.distractors) < N_DISTRACTORS:
-                    outcome.distractors.append(text)
-                    outcome.keys.append(response.key)
                 else:
-                    outcome.unused += 1
+                    valid.append(text)
+            free = N_DISTRACTORS - len(outcome.distractors)
+            chosen = (closest_to_profile(sentence, outcome.distractors, valid, free, self.profile_shares)
+                      if self.profile_shares is not None else range(min(free, len(valid))))
+            for index in chosen:
+                outcome.distractors.append(valid[index])
+                outcome.keys.append(response.key)
+            outcome.unused += len(valid) - len(chosen)
             if len(outcome.distractors) == N_DISTRACTORS:
                 return outcome
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"

@@ -56,15 +56,15 @@ def numbered_lines(answer: str) -> list[str]:
     return [cleaned(match.group(2)) for match in map(NUMBERED.match, answer.splitlines()) if match]
 
 
-def json_sentences(answer: str) -> list[str] | None:
-    """The four strings of a JSON answer `{"sentences": [...]}`, a leading `1.`-style number (the paper's prompt
+def json_sentences(answer: str, n: int = N_SENTENCES) -> list[str] | None:
+    """The `n` strings of a JSON answer `{"sentences": [...]}`, a leading `1.`-style number (the paper's prompt
     asks for numbered sentences) and surrounding quotes removed; None when the answer is anything else."""
     try:
         data = json.loads(answer)
     except ValueError:
         return None
     sentences = data.get("sentences") if isinstance(data, dict) else None
-    if not isinstance(sentences, list) or len(sentences) != N_SENTENCES or not all(isinstance(s, str) for s in sentences):
+    if not isinstance(sentences, list) or len(sentences) != n or not all(isinstance(s, str) for s in sentences):
         return None
     return [cleaned(match.group(2) if (match := NUMBERED.match(text)) else text) for text in sentences]
 
@@ -87,7 +87,7 @@ def prompt_copy(text: str, original: str, prompt: str) -> bool:
 
 
 def parse_answer(answer: str, original: str, lang: str, truncated: bool = False, answer_format: str = "numbered",
-                 prompt: str = "") -> Parsed:
+                 prompt: str = "", n: int = N_SENTENCES) -> Parsed:
     """The answer's sentences (its numbered lines, or with `answer_format` json its JSON strings) that are
     non-empty, not a copy of `original` (up to case, spacing and the language's final punctuation), not
     duplicates, and in `lang` (the validator's language check, clsd.core.detect.other_language: any registry
@@ -96,17 +96,18 @@ def parse_answer(answer: str, original: str, lang: str, truncated: bool = False,
     `truncated`: the answer was cut at `max_tokens` (finish_reason `length`), so its last sentence may stop
     mid-word; it is rejected (`truncated`), never taken as a distractor. Scripts that cost many tokens per word
     (Bengali, Hindi) reach the limit first. A cut JSON answer does not parse: `malformed_json`. A sentence that
-    copies the `prompt`'s own wording (`prompt_copy`) is rejected as `prompt_text`."""
+    copies the `prompt`'s own wording (`prompt_copy`) is rejected as `prompt_text`. A JSON answer holds `n`
+    strings (`generation.candidates`)."""
     result = Parsed()
     copy = normalise(original, lang)
     seen = {copy}
     if answer_format == "json":
-        lines = json_sentences(answer)
+        lines = json_sentences(answer, n)
         if lines is None:
             reason = "malformed_json" if answer.lstrip().startswith("{") else "free_text" if numbered_lines(answer) else "refusal"
             result.rejected.append((answer, reason))
             return result
-        truncated = False  # four complete strings: a closed JSON object was not cut
+        truncated = False  # n complete strings: a closed JSON object was not cut
     else:
         lines = numbered_lines(answer)
         if not lines:

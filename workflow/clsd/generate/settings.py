@@ -20,22 +20,28 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 N_SENTENCES = 4  # distractors per answer (clsd.core.items.N_DISTRACTORS, not imported: this module stays light)
-# `answer_format: json`: an object with exactly four non-empty strings. Strict, so that OpenAI decodes to it too;
-# llama.cpp and vLLM turn it into a grammar.
-RESPONSE_FORMAT: dict[str, Any] = {
-    "type": "json_schema",
-    "json_schema": {
-        "name": "distractors",
-        "strict": True,
-        "schema": {
-            "type": "object",
-            "properties": {"sentences": {"type": "array", "items": {"type": "string", "minLength": 1},
-                                         "minItems": N_SENTENCES, "maxItems": N_SENTENCES}},
-            "required": ["sentences"],
-            "additionalProperties": False,
+
+
+def response_format(n: int = N_SENTENCES) -> dict[str, Any]:
+    """`answer_format: json`: an object with exactly `n` non-empty strings (`generation.candidates`). Strict, so that
+    OpenAI decodes to it too; llama.cpp and vLLM turn it into a grammar."""
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "distractors",
+            "strict": True,
+            "schema": {
+                "type": "object",
+                "properties": {"sentences": {"type": "array", "items": {"type": "string", "minLength": 1},
+                                             "minItems": n, "maxItems": n}},
+                "required": ["sentences"],
+                "additionalProperties": False,
+            },
         },
-    },
-}
+    }
+
+
+RESPONSE_FORMAT = response_format()
 
 
 @dataclass(frozen=True)
@@ -53,16 +59,17 @@ class Settings:
     concurrency: int = 4
     answer_format: str = "numbered"
     extra: tuple[tuple[str, float], ...] = ()  # a local llama.cpp server's own sampling parameters (local.sampling)
+    candidates: int = N_SENTENCES  # sentences asked per answer; above four, the four kept are chosen by closeness
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters of every request (the seed only when one is set), with `answer_format` json the
-        response format (the JSON schema of four sentences the endpoint decodes to), and a local server's own
+        response format (the JSON schema of `candidates` sentences the endpoint decodes to), and a local server's own
         sampling parameters as `extra_body` (sent in the request's JSON; none: the request is as before)."""
         params: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
         if self.seed is not None:
             params["seed"] = self.seed
         if self.answer_format == "json":
-            params["response_format"] = RESPONSE_FORMAT
+            params["response_format"] = response_format(self.candidates)
         if self.extra:
             params["extra_body"] = dict(self.extra)
         return params
@@ -75,7 +82,7 @@ def generation_settings(generation: Mapping[str, Any], template: str, endpoint: 
         model=generation["model"], template=template, endpoint=endpoint, temperature=generation["temperature"],
         top_p=generation["top_p"], max_tokens=generation["max_tokens"], seed=generation["seed"],
         max_attempts=generation["max_attempts"], concurrency=concurrency or generation["concurrency"],
-        answer_format=generation["answer_format"], extra=local_sampling(generation),
+        answer_format=generation["answer_format"], extra=local_sampling(generation), candidates=generation["candidates"],
     )
 
 
@@ -96,10 +103,12 @@ def endpoint_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
 
 def request_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
     """Exactly what generation's requests, their keys and its outputs depend on (the generate rule's param):
-    who answers, the sampling parameters, how often an item is re-asked, and whether unusable answers are."""
+    who answers, the sampling parameters, how often an item is re-asked, whether unusable answers are, and how many
+    sentences an answer holds (above four, which four are kept depends on it)."""
     settings = generation_settings(generation, template="", endpoint="")
     return endpoint_settings(generation) | settings.sampling() | {
-        "max_attempts": settings.max_attempts, "reask_unusable": generation["reask_unusable"]}
+        "max_attempts": settings.max_attempts, "reask_unusable": generation["reask_unusable"],
+        "candidates": settings.candidates}
 
 
 def template_pattern(template: str, fields: Mapping[str, str]) -> re.Pattern[str]:

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 #: The answers of resources/prompts/judge-v2.txt: digits, whatever language the model answers in.
 VERDICTS = {"1": True, "0": False}
 JUDGE_MAX_TOKENS = 8
-#: A per-item answer: up to four digits with their numbers, or the JSON array (about 15 tokens); room for a preamble.
+#: A per-item answer: one digit per sentence asked about (up to generation.candidates) with its number, or the JSON
+#: array (about 15 tokens for four, 25 for six); room for a preamble.
 ITEM_MAX_TOKENS = 64
 
 
