@@ -125,11 +125,14 @@ def test_config_keys_of_the_profile_and_the_check_fail_at_start_up_naming_the_ke
     with pytest.raises(InputError, match=r"config key analysis.profile_reference: .*no/such/profile.yaml is neither a dataset"):
         validate(copy.deepcopy(config))
     config["analysis"] = {"profile_reference": "sample"}  # a dataset of the run
-    assert validate(copy.deepcopy(config))["analysis"]["profile_reference"] == "sample"
-    # more candidates than four are chosen by a reference file: a dataset's profile exists only after the run
+    # more candidates than four (config.yaml's six) are chosen by a reference file: a dataset's profile exists only
+    # after the run
+    assert config["generation"]["candidates"] == 6
     with pytest.raises(InputError, match=r"config key generation.candidates: 6 candidates are chosen by a reference "
                                          r"profile file, and analysis.profile_reference names the dataset sample"):
-        validate(copy.deepcopy(config) | {"generation": config["generation"] | {"candidates": 6}})
+        validate(copy.deepcopy(config))
+    config["generation"]["candidates"] = 4
+    assert validate(copy.deepcopy(config))["analysis"]["profile_reference"] == "sample"
     config["generator_check"] = [{"reference": "sample", "candidate": "gpt4"}]
     with pytest.raises(InputError, match=r"config key generator_check.0.candidate: 'gpt4' is not a dataset of this config"):
         validate(copy.deepcopy(config))

@@ -1,7 +1,7 @@
 """The closeness profile of a distractor set, and how far it is from a reference (by default GPT-4's published sets).
 
 A set's profile, per target language: the percentage of its distractors in each Levenshtein-ratio bin to their
-true target (Table 3's measure, clsd.analysis.table3.similarity) and the median ratio. Table 3's bins, widened so
+true target (Table 3's measure) and the median ratio, in the bins of clsd.core.levenshtein: Table 3's, widened so
 that every distractor falls in one: below 0.6 (Table 3's lowest bin starts at 0.3), [0.6,0.7), [0.7,0.8), [0.8,0.9)
 and 0.9 up to a copy (1). Two sets whose profiles differ test different things: near-copies test single-word
 swaps, far sentences test little; GPT-4's distractors are mostly phrase-level rewrites in [0.7,0.9).
@@ -19,11 +19,10 @@ from statistics import median
 
 import polars as pl
 
-from clsd.analysis.table3 import similarity
+from clsd.core.levenshtein import EDGES, bin_of, similarity
 from clsd.core.workflow import data_file, read_checked_yaml
 
-#: Lower edges of the five bins (the last one ends at 1 inclusive), and their labels in tables.
-EDGES = (0.0, 0.6, 0.7, 0.8, 0.9)
+#: The labels of the bins (clsd.core.levenshtein.EDGES) in tables.
 LABELS = ("<0.6", "[0.6,0.7)", "[0.7,0.8)", "[0.8,0.9)", "≥0.9")
 #: A profile matches its reference when every bin is within this many points and the median within MEDIAN_GAP.
 BIN_GAP, MEDIAN_GAP = 10.0, 0.05
@@ -36,11 +35,6 @@ class Profile:
     shares: tuple[float, ...]
     median: float
     n: int | None = None
-
-
-def bin_of(ratio: float) -> int:
-    """The index of the bin of a Levenshtein ratio."""
-    return max(i for i, edge in enumerate(EDGES) if ratio >= edge)
 
 
 def profile(ratios: Sequence[float]) -> Profile:

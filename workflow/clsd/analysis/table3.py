@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from rapidfuzz.distance import Indel
 
 from clsd.core.io import read_table
+from clsd.core.levenshtein import similarity
 
 #: Label of Table 3's last row: successful distractors outside the five bins, in percent of all of them.
 OUTSIDE_ROW = "outside (% of all)"
 #: Right-open bin edges of the paper's Table 3, high to low as printed there.
 BINS: list[tuple[float, float]] = [(0.9, 0.999), (0.8, 0.9), (0.7, 0.8), (0.6, 0.7), (0.3, 0.6)]
-
-
-def similarity(a: str, b: str) -> float:
-    """Levenshtein ratio (normalised InDel similarity) in [0, 1]."""
-    return Indel.normalized_similarity(a, b)
 
 
 def bin_label(low: float, high: float) -> str:

@@ -2,9 +2,9 @@
 (`generation.candidates` above four): the ones whose closeness to the target fills the reference profile best.
 
 A generator asked for four distractors writes what comes easiest: from a small local model, near-copies (one word
-changed). Asked for more, it also writes phrase-level rewrites; keeping the four whose Levenshtein ratios
-(clsd.analysis.profile's bins) come closest to the reference's share per bin makes the set aim at a profile (by
-default GPT-4's published one), not at a threshold. The choice is per item, so it is the same whatever order the
+changed). Asked for more, it also writes phrase-level rewrites; keeping the four whose Levenshtein ratios (in the
+closeness profile's bins, clsd.core.levenshtein) come closest to the reference's share per bin makes the set aim at
+a profile (by default GPT-4's published one), not at a threshold. The choice is per item, so it is the same whatever order the
 items are answered in, and a replayed answer keeps the same four.
 """
 
@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from clsd.analysis.profile import EDGES, bin_of
-from clsd.analysis.table3 import similarity
 from clsd.core.items import N_DISTRACTORS
+from clsd.core.levenshtein import EDGES, bin_of, similarity
 
 
 def expected_counts(shares: Sequence[float], n: int = N_DISTRACTORS) -> list[float]:
@@ -25,7 +24,7 @@ def expected_counts(shares: Sequence[float], n: int = N_DISTRACTORS) -> list[flo
 
 def closest_to_profile(target: str, kept: Sequence[str], new: Sequence[str], free: int, shares: Sequence[float]) -> list[int]:
     """Indices (ascending) of `free` sentences of `new` that, with the item's `kept` ones, put its distractors'
-    bins closest (L1) to `shares` (percent per bin of clsd.analysis.profile.EDGES); ties go to answer order."""
+    bins closest (L1) to `shares` (percent per bin of clsd.core.levenshtein.EDGES); ties go to answer order."""
     if free >= len(new):
         return list(range(len(new)))
     expected = expected_counts(shares)
