@@ -17,11 +17,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jsonschema
-import yaml
 
 from clsd.core.errors import InputError
 from clsd.core.languages import language
-from clsd.core.workflow import PACKAGE_ROOT, data_file, root
+from clsd.core.workflow import PACKAGE_ROOT, data_file, read_schema, root
 from clsd.embed import backends
 from clsd.embed.locations import model_folder, model_store
 from clsd.embed.model_store import RECIPES
@@ -48,7 +47,7 @@ def _with_defaults(validator_class: type) -> type:
 def load_schema() -> dict[str, Any]:
     """The config JSON Schema shipped with the package, with the choices of a model's backend, dtype and quantize
     filled in from the backend registry (clsd.embed.backends): a backend added there is accepted here."""
-    schema = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema = read_schema(SCHEMA_PATH)
     for setting, values in backends.choices().items():
         schema["$defs"]["model"]["properties"][setting]["enum"] = values
     return schema
@@ -353,7 +352,7 @@ def check_generation(config: dict[str, Any]) -> None:
 def check_remote_endpoint(config: dict[str, Any]) -> None:
     """A base_url on this machine (a local vLLM or llama.cpp server) has no Batch API, which is a hosted service. (API
     keys are checked once the jobs to run are known: clsd.core.api_keys, from the workflow's onstart.)"""
-    from clsd.core.client import on_this_machine
+    from clsd.core.urls import on_this_machine
 
     generation = config["generation"]
     if on_this_machine(generation["base_url"]) and generation["batch"] and llm_datasets(config):

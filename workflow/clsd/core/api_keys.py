@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from clsd.core.client import on_this_machine
+from clsd.core.urls import on_this_machine
 from clsd.core.errors import InputError
 
 #: Rules whose jobs ask the generation endpoint: always (generation), or only for the judge.

@@ -27,9 +27,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from ipaddress import ip_address
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 import openai
 from tenacity import (
@@ -41,6 +39,8 @@ from tenacity import (
     stop_when_event_set,
     wait_random_exponential,
 )
+
+from clsd.core.urls import on_this_machine
 
 log = logging.getLogger(__name__)
 
@@ -71,18 +71,6 @@ RETRYABLE = (
     openai.APITimeoutError,
     openai.APIConnectionError,
 )
-
-
-def on_this_machine(url: str) -> bool:
-    """Whether `url` names a server on this machine (localhost or a loopback address): a local server, which
-    needs no API key, and is no hosted service (no Batch API)."""
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class EndpointError(RuntimeError):

@@ -49,6 +49,12 @@ def data_file(path: str) -> Path:
     return project_file(path) if path.startswith("resources/") else Path(path).expanduser()
 
 
+def read_schema(path: Path) -> Any:
+    """A JSON Schema shipped as YAML, parsed by libyaml where PyYAML has it (its wheels do): the schemas are read at
+    every Snakemake start, and the pure-Python parser took a tenth of a dry run."""
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def read_checked_yaml(path: Path, schema: str, what: str) -> Any:
     """The YAML data of the data file `path` (`what` it is, for the error), valid against the package's schema file
     `schema` (a path in the checkout): a file that cannot be read or parsed, or the first (best) schema error, is an
@@ -57,7 +63,7 @@ def read_checked_yaml(path: Path, schema: str, what: str) -> Any:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(f"{what} cannot be read ({exc})", path=path) from None
-    checker = jsonschema.Draft202012Validator(yaml.safe_load(project_file(schema).read_text(encoding="utf-8")))
+    checker = jsonschema.Draft202012Validator(read_schema(project_file(schema)))
     error = jsonschema.exceptions.best_match(checker.iter_errors(data))
     if error is not None:
         key = ".".join(str(part) for part in error.absolute_path) or "(top level)"

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from clsd.config import local_gguf, response_store
-from clsd.core.client import ChatClient, Interrupted, on_this_machine
+from clsd.core.client import ChatClient, Interrupted
+from clsd.core.urls import on_this_machine
 from clsd.core.io import sha256_file
 from clsd.core.stopping import stop_signals
 from clsd.generate.llm import Generator, Validator
