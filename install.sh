@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install clsd and its pinned dependencies into .venv (CPU torch; CUDA users see docs/guides/embedding-models.md), and build llama.cpp's
-# llama-server for the local LLM (clsd.generate.server_build: the llama.cpp source inside the pinned
+# llama-server for the local LLM (clsd.serving.server_build: the llama.cpp source inside the pinned
 # llama-cpp-python sdist on PyPI, CPU variants chosen at run time; skipped when already built for this CPU).
 # The build runs while pip installs (it needs only the standard library); its log is .venv/llama-server-build.log.
 set -euo pipefail
@@ -14,7 +14,7 @@ fi
 if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null; then
     .venv/bin/python -m pip install --quiet "cmake==4.4.4" "ninja==1.13.2"
 fi
-PATH="$PWD/.venv/bin:$PATH" PYTHONPATH="$PWD/workflow" .venv/bin/python -m clsd.generate.server_build --prefix .venv \
+PATH="$PWD/.venv/bin:$PATH" PYTHONPATH="$PWD/workflow" .venv/bin/python -m clsd.serving.server_build --prefix .venv \
     > .venv/llama-server-build.log 2>&1 &
 build=$!
 # torch first and pinned: an unpinned torch would pull a multi-GB CUDA build.
@@ -27,6 +27,6 @@ if ! wait "$build"; then
 fi
 tail -n 1 .venv/llama-server-build.log
 # Each CPU variant runs once on a tiny model: one that faults on this machine (a CPU advertising what it cannot run)
-# is recorded in build.json and never loaded here (clsd.generate.server_variants).
-.venv/bin/python -m clsd.generate.server_variants --prefix .venv
+# is recorded in build.json and never loaded here (clsd.serving.server_variants).
+.venv/bin/python -m clsd.serving.server_variants --prefix .venv
 echo "clsd installed in .venv"

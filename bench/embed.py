@@ -30,7 +30,7 @@ from clsd.core.io import read_table, write_table
 from clsd.core.provenance import cpu_features
 from clsd.data import candidates, corpora
 from clsd.embed import backends, exports, models
-from clsd.embed.model_store import RECIPES, materialise
+from clsd.serving.model_store import RECIPES, materialise
 from clsd.score import precision
 
 from _common import log_to_stdout, write_figures

@@ -37,11 +37,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 from clsd.core.provenance import cpu_features  # noqa: E402
 from clsd.data import candidates  # noqa: E402
 from clsd.embed import endpoint, models  # noqa: E402
-from clsd.embed.model_store import RECIPES, materialise  # noqa: E402
+from clsd.serving.model_store import RECIPES, materialise  # noqa: E402
 from clsd.embed.served import EndpointModel  # noqa: E402
-from clsd.embed.tokens import TokenCounter  # noqa: E402
+from clsd.embed.token_counts import TokenCounter  # noqa: E402
 from clsd.embed.vectors import VectorStore  # noqa: E402
-from clsd.generate.server import LlamaServer, server_program  # noqa: E402
+from clsd.serving.server import LlamaServer, server_program  # noqa: E402
 from clsd.score import precision  # noqa: E402
 from embed import STORE, bare_encode, published_items  # noqa: E402
 from clsd.embed.backends.llama_server import convert, converter  # noqa: E402

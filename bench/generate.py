@@ -43,7 +43,7 @@ from _common import log_to_stdout, write_figures
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from clsd.core.client import ChatClient  # noqa: E402
+from clsd.serving.client import ChatClient  # noqa: E402
 from clsd.generate import llm  # noqa: E402
 from clsd.generate.settings import Settings  # noqa: E402
 from clsd.generate.store import ResponseStore  # noqa: E402
@@ -190,8 +190,8 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     """One setting on a fresh server and store: the first `n` sentences of `item_set` per language at T = 1,
     re-asked up to `attempts` times as the default run does, validated by the validator's rules (closeness included)."""
     from clsd.analysis import profile
-    from clsd.generate.server import LlamaServer
-    from clsd.validate.rules import Validator
+    from clsd.serving.server import LlamaServer
+    from clsd.validate.validator import Validator
 
     template = (ROOT / "resources/prompts" / f"{setting.prompt}.txt").read_text(encoding="utf-8")
     settings = Settings(model="qwen", template=template, endpoint="gguf:bench", concurrency=setting.slots,

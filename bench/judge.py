@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "workflow"))
 
 from clsd.core.provenance import cpu_features  # noqa: E402
-from clsd.generate.endpoint import open_endpoint  # noqa: E402
+from clsd.generate.llm_endpoint import open_endpoint  # noqa: E402
 from clsd.validate.judge import ItemJudge, Judge, judge_settings  # noqa: E402
-from clsd.validate.precision import hand_made  # noqa: E402
+from clsd.validate.reliability import hand_made  # noqa: E402
 
 log = logging.getLogger("bench.judge")
 GGUF = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()

@@ -15,7 +15,7 @@ from clsd.core.code import code_identity
 from clsd.core.paths import fill
 from clsd.core.sentinel import planned_checksum, save_stat_cache
 from clsd.core.stopping import pass_to_jobs as pass_stop_signals_to_jobs
-from clsd.embed.model_store import RECIPES
+from clsd.serving.model_store import RECIPES
 
 VIEWS = effective_views(config)
 if "pivot" in config["views"] and "pivot" not in VIEWS:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from clsd.generate import llm
-from clsd.generate.endpoint import open_endpoint
+from clsd.generate.llm_endpoint import open_endpoint
 from clsd.generate.settings import generation_settings
 from fault_server import job_config
 

@@ -32,7 +32,7 @@ def require_shared() -> None:
 @pytest.fixture(scope="session")
 def minilm_folder() -> Path:
     """all-MiniLM-L6-v2 rebuilt from its PyPI wheel (the real loading path, small enough for tests)."""
-    from clsd.embed.model_store import RECIPES, materialise
+    from clsd.serving.model_store import RECIPES, materialise
 
     return materialise(RECIPES["all-MiniLM-L6-v2"], MODEL_STORE / "all-MiniLM-L6-v2")
 
@@ -72,7 +72,7 @@ def llama_server_with_a_faulty_variant(folder: Path, *, tested: bool, source: st
     import subprocess
     import sys
 
-    from clsd.generate.server_variants import SELFTEST_GGUF, record, this_cpu, variant_files, write_tiny_gguf_with_sdist
+    from clsd.serving.server_variants import SELFTEST_GGUF, record, this_cpu, variant_files, write_tiny_gguf_with_sdist
 
     installed = (Path(sys.executable).parent / "llama-server").resolve().parent
     install = folder / "libexec" / "llama.cpp"

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from clsd.generate import llm
-from clsd.generate.endpoint import open_endpoint
-from clsd.generate.server import LlamaServer
+from clsd.generate.llm_endpoint import open_endpoint
+from clsd.serving.server import LlamaServer
 from clsd.generate.settings import generation_settings
 from conftest import MODEL_STORE
 from fault_server import job_config

@@ -8,7 +8,7 @@ import json
 import sqlite3
 
 import pytest
-from clsd.core.client import ChatClient, RequestRejected
+from clsd.serving.client import ChatClient, RequestRejected
 from clsd.generate import llm
 from clsd.generate.parse import json_sentences, parse_answer
 from clsd.generate.settings import RESPONSE_FORMAT, Settings, generation_settings, request_settings

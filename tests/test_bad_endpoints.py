@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from clsd.core.client import ChatClient, EndpointError
+from clsd.serving.client import ChatClient, EndpointError
 from clsd.core.errors import InputError
 from clsd.generate import forget, llm
-from clsd.generate.endpoint import open_endpoint
-from clsd.generate.server import LlamaServer
+from clsd.generate.llm_endpoint import open_endpoint
+from clsd.serving.server import LlamaServer
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore, Selection
 from conftest import ROOT, group_alive

@@ -16,14 +16,14 @@ import time
 
 import pytest
 from clsd import config as cfg
-from clsd.core.client import ChatClient, EndpointError
+from clsd.serving.client import ChatClient, EndpointError
 from clsd.core.errors import InputError
 from clsd.generate import estimate, llm, offline
 from clsd.generate.batch import BatchCancelled
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
 from clsd.validate.judge import Judge, judge_settings
-from clsd.validate.rules import Validator
+from clsd.validate.validator import Validator
 from batch_server import BatchServer
 from conftest import ROOT
 from fault_server import distractors_for

@@ -8,7 +8,7 @@ import json
 
 from clsd.analysis import profile
 from clsd.analysis.table3 import similarity
-from clsd.core.client import ChatClient
+from clsd.serving.client import ChatClient
 from clsd.generate import llm
 from clsd.generate.choose import closest_to_profile
 from clsd.generate.settings import Settings, generation_settings, request_settings

@@ -20,7 +20,7 @@ from clsd.embed import backends, exports, models
 from clsd.embed.backends import onnx as onnx_backend
 from clsd.embed.backends import openvino as openvino_backend
 from clsd.embed.backends import torch as torch_backend
-from clsd.embed.model_store import RECIPES
+from clsd.serving.model_store import RECIPES
 from conftest import ROOT
 
 

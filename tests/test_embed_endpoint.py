@@ -10,12 +10,12 @@ import sqlite3
 import numpy as np
 import pytest
 from clsd import config as cfg
-from clsd.core.client import EndpointError, RequestRejected
+from clsd.serving.client import EndpointError, RequestRejected
 from clsd.core.errors import InputError
 from clsd.embed import endpoint
 from clsd.embed.endpoint import BadAnswer, Embedder
 from clsd.embed.served import EndpointModel
-from clsd.embed.tokens import TokenCounter
+from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
 from embedding_server import DIMENSION, EmbeddingServer, tokens_of, vector_of
 

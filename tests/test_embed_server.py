@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 import yaml
 from clsd.core.keys import text_key
-from clsd.generate.server import LlamaServer, server_program
+from clsd.serving.server import LlamaServer, server_program
 from conftest import MODEL_STORE, ROOT
 from clsd.embed.backends.llama_server import convert, converter
 

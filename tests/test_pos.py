@@ -3,6 +3,7 @@
 import polars as pl
 import pytest
 from clsd.analysis import pos, swaps
+from clsd.analysis.conventions import Token, tagged_word
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +53,10 @@ def test_punctuation_attached_to_the_token_is_ignored(taggers):
 
 
 def test_alignment_picks_the_first_non_punctuation_token():
-    spans = [(0, 3, "DET"), (4, 9, "NOUN"), (9, 10, "PUNCT")]
-    assert pos.tag_of_token(spans, 4, 10) == "NOUN"
-    assert pos.tag_of_token([(0, 1, "PUNCT")], 0, 1) == "PUNCT"
-    assert pos.tag_of_token(spans, 20, 25) == "X"
+    spans = [Token(0, 3, "DET"), Token(4, 9, "NOUN"), Token(9, 10, "PUNCT")]
+    assert tagged_word(spans, 4, 10).upos == "NOUN"
+    assert tagged_word([Token(0, 1, "PUNCT")], 0, 1).upos == "PUNCT"
+    assert tagged_word(spans, 20, 25) is None
 
 
 def test_stts_mapping():

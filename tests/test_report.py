@@ -379,7 +379,7 @@ def test_mteb_record_of_a_dataset_without_items_loads_and_says_why(tmp_path):
 
 def test_published_duplicates_kept_in_scoring_get_a_footnote_like_copies():
     from clsd.validate import report as validation_report
-    from clsd.validate.rules import Validator
+    from clsd.validate.validator import Validator
 
     fr = "Le tribunal a condamné l'ancien maire à deux ans de prison."
     other = [fr.replace("deux", word) for word in ("trois", "cinq", "dix")]

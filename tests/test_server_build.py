@@ -1,4 +1,4 @@
-"""Which llama.cpp CPU variants install.sh builds (clsd.generate.server_build), and the server it installed."""
+"""Which llama.cpp CPU variants install.sh builds (clsd.serving.server_build), and the server it installed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clsd.generate.server_build import CPUINFO_FLAG, FALLBACKS, best_variant, chosen_variants, cpu_flags, x86_variants
+from clsd.serving.server_build import CPUINFO_FLAG, FALLBACKS, best_variant, chosen_variants, cpu_flags, x86_variants
 
 # The shape of llama.cpp's ggml/src/CMakeLists.txt variant block (a subset of its variants, written for this test)
 CMAKE = """

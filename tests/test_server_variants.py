@@ -1,4 +1,4 @@
-"""A CPU variant of llama-server is trusted only once it has run (clsd.generate.server_variants): a variant library
+"""A CPU variant of llama-server is trusted only once it has run (clsd.serving.server_variants): a variant library
 that faults on purpose (built here, conftest.FAULTY_VARIANT: it scores above every real variant, then executes an
 illegal instruction, as AMX tile instructions do on a VM that advertises AMX without granting it) is dropped by the self-test, and one
 that faults only at run time is left out by the next start, which runs on the next best variant."""
@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from clsd.generate.server import LlamaServer
-from clsd.generate.server_variants import (SELFTEST_GGUF, died_of, faulting, ggml_choice, install_folder, record, scores,
+from clsd.serving.server import LlamaServer
+from clsd.serving.server_variants import (SELFTEST_GGUF, died_of, faulting, ggml_choice, install_folder, record, scores,
                                            this_cpu, variant_files)
 from conftest import FAULTY_VARIANT, llama_server_with_a_faulty_variant
 
@@ -41,7 +41,7 @@ def test_the_self_test_drops_a_variant_that_faults_and_the_server_runs_on_the_ne
     folder = prefix / "libexec/llama.cpp"
     real = [name for name in variant_files(folder) if name != "faulty"]
     assert ggml_choice(folder) == "faulty"  # what ggml would load, trusting cpuid
-    result = subprocess.run([sys.executable, "-m", "clsd.generate.server_variants", "--prefix", str(prefix)],
+    result = subprocess.run([sys.executable, "-m", "clsd.serving.server_variants", "--prefix", str(prefix)],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "llama-server CPU variant faulty on this machine: FAULTS (SIGILL)" in result.stderr
@@ -58,7 +58,7 @@ def test_the_self_test_drops_a_variant_that_faults_and_the_server_runs_on_the_ne
         assert server.info()["cpu_variant"] == best and server.info()["cpu_variants_faulting"] == faults
     assert (folder / "libggml-cpu-faulty.so").is_file()  # left in the install, for a machine where it runs
     # a second run finds this machine tested and tests nothing again
-    again = subprocess.run([sys.executable, "-m", "clsd.generate.server_variants", "--prefix", str(prefix)],
+    again = subprocess.run([sys.executable, "-m", "clsd.serving.server_variants", "--prefix", str(prefix)],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "FAULTS" not in again.stderr and len(machine(prefix)["found"]) == 1
 
@@ -68,7 +68,7 @@ def test_a_variant_that_faults_only_at_run_time_is_left_out_and_the_start_goes_o
     # as if the self-test had passed it on this machine: the fault shows first under a real load
     record(folder, this_cpu(), {name: "ok" for name in variant_files(folder)}, "self-test")
     program = [str(prefix / "bin/llama-server")]
-    with caplog.at_level(logging.INFO, logger="clsd.generate.server"):
+    with caplog.at_level(logging.INFO, logger="clsd.serving.server"):
         server = LlamaServer(folder / SELFTEST_GGUF, n_ctx=256, threads=2, program=program)
         with server as base_url:
             assert base_url.startswith("http://127.0.0.1:")
@@ -82,7 +82,7 @@ def test_a_variant_that_faults_only_at_run_time_is_left_out_and_the_start_goes_o
     assert machine(prefix)["variants"]["faulty"] == "SIGILL" and machine(prefix)["found"][-1].startswith("a run at ")
     # the next start leaves it out from the first try
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="clsd.generate.server"):
+    with caplog.at_level(logging.INFO, logger="clsd.serving.server"):
         with LlamaServer(folder / SELFTEST_GGUF, n_ctx=256, threads=2, program=program) as _:
             pass
     assert not [r for r in caplog.records if r.levelno == logging.WARNING]
@@ -132,7 +132,7 @@ def test_a_fault_on_the_first_answer_restarts_the_server_on_the_next_variant(tmp
     (folder / "llama-server").unlink()
     (folder / "llama-server").write_text(DIES_ON_FIRST_ANSWER.format(python=sys.executable))
     (folder / "llama-server").chmod(0o755)
-    with caplog.at_level(logging.INFO, logger="clsd.generate.server"):
+    with caplog.at_level(logging.INFO, logger="clsd.serving.server"):
         server = LlamaServer(folder / SELFTEST_GGUF, n_ctx=256, program=[str(program)])
         with server as base_url:
             assert base_url.startswith("http://127.0.0.1:") and "without-faulty" in server.program[0]
@@ -172,7 +172,7 @@ def test_a_variant_that_dies_of_something_else_is_not_held_against_the_cpu(tmp_p
         pytest.skip(f"no llama-server at {INSTALLED} (bash install.sh builds it)")
     aborts = FAULTY_VARIANT.replace("__builtin_trap()", "abort()")
     program = llama_server_with_a_faulty_variant(tmp_path / "env", tested=False, source="#include <stdlib.h>\n" + aborts)
-    result = subprocess.run([sys.executable, "-m", "clsd.generate.server_variants", "--prefix", str(tmp_path / "env")],
+    result = subprocess.run([sys.executable, "-m", "clsd.serving.server_variants", "--prefix", str(tmp_path / "env")],
                             capture_output=True, text=True, timeout=300)
     assert "variant faulty on this machine: the self-test could not run it (SIGABRT); it is kept" in result.stderr
     assert machine(tmp_path / "env")["variants"]["faulty"] == "SIGABRT"

@@ -11,15 +11,15 @@ import polars as pl
 import pytest
 import yaml
 from clsd.core import languages
-from clsd.core.client import Completion
+from clsd.serving.client import Completion
 from clsd.core.detect import detect, other_language
 from clsd.generate import llm, parse
 from clsd.generate.store import ResponseStore
-from clsd.validate import precision
+from clsd.validate import reliability
 from clsd.validate import report as validation_report
 from clsd.validate.judge import ItemJudge, item_format, item_verdicts, verdict
 from clsd.validate.lexicon import Lexicon, checked_word, lexicon, unknown_words
-from clsd.validate.rules import SUSPECT, Validator, rule_verdict
+from clsd.validate.validator import SUSPECT, Validator, rule_verdict
 from clsd.validate.verdicts import UNKNOWN_SUSPECT
 from clsd.validate.tokens import forms, tokens
 from conftest import PUBLISHED, ROOT, require_shared
@@ -33,7 +33,7 @@ FR = "Le tribunal a condamné l'ancien maire à deux ans de prison pour corrupti
 
 
 def hand_made(lang: str) -> list[dict[str, str]]:
-    return precision.hand_made(lang)
+    return reliability.hand_made(lang)
 
 
 def verdict_of(lang: str, target: str, distractor: str) -> str:
@@ -74,13 +74,13 @@ def test_precision_and_recall_of_each_reason_are_measured_on_the_hand_made_sets(
         {"kind": "a real word the rules flag", "target": FR, "distractor": FR.replace("condamné", "zzcondamné"),
          "verdict": "valid", "rules_say": "non_word"},
         {"kind": "a copy", "target": FR, "distractor": FR.upper(), "verdict": "copy"}], allow_unicode=True))
-    table = precision.measure(["fr", "de"], folder=tmp_path).to_dicts()
+    table = reliability.measure(["fr", "de"], folder=tmp_path).to_dicts()
     assert [(row["Verdict"], row["Given"], row["Right"], row["True"], row["Caught"]) for row in table] == [
         ("copy", 1, 1, 1, 1), ("non_word", 3, 2, 2, 2)]
     assert table[1]["Precision (%)"] == pytest.approx(200 / 3)
-    assert precision.note(precision.measure(["fr"], folder=tmp_path))[1] == (
+    assert reliability.note(reliability.measure(["fr"], folder=tmp_path))[1] == (
         "- French: copy 1/1 right, 1/1 caught; non_word 2/3 right, 2/2 caught.")
-    assert "no hand-made set" in precision.note(precision.measure(["xx"], folder=tmp_path))[0]
+    assert "no hand-made set" in reliability.note(reliability.measure(["xx"], folder=tmp_path))[0]
 
 
 def published_cases() -> list[dict]:
@@ -315,8 +315,8 @@ def test_a_per_item_judge_asks_once_about_the_distractors_the_rules_kept():
 
 
 def test_per_item_verdicts_are_stored_and_replayed_and_an_unreadable_answer_is_unusable(tmp_path):
-    from clsd.generate.endpoint import Endpoint
-    from clsd.core.client import ChatClient
+    from clsd.generate.llm_endpoint import Endpoint
+    from clsd.serving.client import ChatClient
     from fault_server import FaultServer
 
     generation = {"model": "fault", "answer_format": "json", "seed": None, "concurrency": 1}

@@ -22,8 +22,8 @@ from clsd.core.errors import InputError
 from clsd.core.languages import language
 from clsd.core.workflow import PACKAGE_ROOT, data_file, read_schema, root
 from clsd.embed import backends
-from clsd.embed.locations import model_folder, model_store
-from clsd.embed.model_store import RECIPES
+from clsd.serving.locations import model_folder, model_store
+from clsd.serving.model_store import RECIPES
 
 SCHEMA_PATH = PACKAGE_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 #: The shipped judge prompts, by `validation.judge_per`.
@@ -364,7 +364,7 @@ def check_remote_endpoint(config: dict[str, Any]) -> None:
 
 def check_server_installed(configured: str | None) -> None:
     """The local LLM needs llama.cpp's llama-server: fail at start-up, not inside the first generation job."""
-    from clsd.generate.server import server_program
+    from clsd.serving.server import server_program
 
     try:
         server_program(configured)
@@ -576,7 +576,7 @@ def check_endpoint_model(key: str, model: dict[str, Any]) -> None:
     if endpoint["truncate"] and endpoint["max_input_tokens"] is None:
         raise InputError(f"{key}.endpoint.truncate: set endpoint.max_input_tokens, the tokens a text is cut to")
     if endpoint["tokenizer"] is not None:
-        from clsd.embed.tokens import tokenizer_file
+        from clsd.embed.token_counts import tokenizer_file
 
         if not tokenizer_file(endpoint["tokenizer"]).is_file():
             raise InputError(f"{key}.endpoint.tokenizer: {endpoint['tokenizer']!r} is neither a tokenizer.json nor a folder "

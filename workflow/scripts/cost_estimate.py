@@ -18,7 +18,7 @@ from clsd.core.items import N_DISTRACTORS
 from clsd.core.paths import keyed
 from clsd.embed import endpoint
 from clsd.embed.served import EndpointModel
-from clsd.embed.tokens import TokenCounter
+from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
 
 logs.to_file(snakemake.log[0])

@@ -18,7 +18,7 @@ from clsd.core.provenance import package_versions
 from clsd.data import candidates
 from clsd.embed import endpoint, models
 from clsd.embed.served import EndpointModel
-from clsd.embed.tokens import TokenCounter
+from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
 
 logs.to_file(snakemake.log[0])

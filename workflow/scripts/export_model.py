@@ -6,7 +6,7 @@ from pathlib import Path
 
 from clsd.core import logs
 from clsd.embed import exports, models
-from clsd.embed.locations import model_store
+from clsd.serving.locations import model_store
 
 logs.to_file(snakemake.log[0])
 spec = models.model_spec(snakemake.config, snakemake.wildcards.model)

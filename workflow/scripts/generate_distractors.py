@@ -1,8 +1,8 @@
 """Rule `generate_distractors`: LLM distractors for one dataset and language, every response stored first.
 
-Distractors the validator rejects (clsd.validate.rules rules, the optional judge) are replaced by asking again; the
+Distractors the validator rejects (clsd.validate.validator rules, the optional judge) are replaced by asking again; the
 rejects are recorded for the validation report. The endpoint, store and judge come from the one factory
-(clsd.generate.endpoint.open_endpoint): the API key is read from the environment variable named in the config and
+(clsd.generate.llm_endpoint.open_endpoint): the API key is read from the environment variable named in the config and
 is never logged or written; when no base_url is configured, a local llama.cpp server is started on first need and
 always stopped, at once on Ctrl-C or SIGTERM. The job's run is recorded in the store, so the report sums what
 every run of this dataset and language paid for. With generation.batch the requests go through the endpoint's
@@ -22,10 +22,10 @@ from clsd.core.io import read_meta, read_table, sha256_file, write_table
 from clsd.core.languages import language
 from clsd.core.paths import REQUESTS
 from clsd.generate import estimate, llm, offline
-from clsd.generate.endpoint import open_endpoint
+from clsd.generate.llm_endpoint import open_endpoint
 from clsd.generate.settings import generation_settings
 from clsd.validate import judge as judges
-from clsd.validate.rules import Validator
+from clsd.validate.validator import Validator
 
 logs.to_file(snakemake.log[0])
 generation = snakemake.config["generation"]

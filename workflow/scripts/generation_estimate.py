@@ -10,7 +10,7 @@ from clsd.config import response_store
 from clsd.core import logs, render
 from clsd.core.io import read_table
 from clsd.core.paths import keyed
-from clsd.embed.model_store import RECIPES
+from clsd.serving.model_store import RECIPES
 from clsd.generate import estimate
 from clsd.generate.settings import generation_settings
 from clsd.generate.store import ResponseStore

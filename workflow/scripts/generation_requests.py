@@ -10,10 +10,10 @@ from pathlib import Path
 from clsd.core import logs
 from clsd.core.io import read_table
 from clsd.generate import offline
-from clsd.generate.endpoint import open_endpoint
+from clsd.generate.llm_endpoint import open_endpoint
 from clsd.generate.settings import generation_settings
 from clsd.validate import judge as judges
-from clsd.validate.rules import Validator
+from clsd.validate.validator import Validator
 
 logs.to_file(snakemake.log[0])
 generation = snakemake.config["generation"]

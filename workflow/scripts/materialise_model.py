@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 from clsd.core import logs
-from clsd.embed.locations import model_store
-from clsd.embed.model_store import RECIPES, manifest, materialise
+from clsd.serving.locations import model_store
+from clsd.serving.model_store import RECIPES, manifest, materialise
 
 logs.to_file(snakemake.log[0])
 recipe = RECIPES[snakemake.wildcards.recipe]

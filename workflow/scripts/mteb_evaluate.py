@@ -19,7 +19,7 @@ from clsd.core.io import read_table
 from clsd.core.paths import keyed
 from clsd.embed import endpoint, models
 from clsd.embed.served import EndpointModel
-from clsd.embed.tokens import TokenCounter
+from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
 from clsd.report.mteb_task import (
     clsd_encoder,

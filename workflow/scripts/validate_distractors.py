@@ -1,9 +1,9 @@
-"""Rule `validate_distractors`: check one distractor set (clsd.validate.rules) and write the validated set and its report.
+"""Rule `validate_distractors`: check one distractor set (clsd.validate.validator) and write the validated set and its report.
 
 Generated sets were already validated while generating (rejects re-asked, recorded in their provenance):
 here they are checked again and their re-asks reported. Published sets are flagged, and changed only with
 validation.apply_to_published, except that an item with a copy of its target is never scored (a certain tie). Reorders the rules cannot prove harmless stay and are counted as
-reorder_suspect. The judge asks through the one endpoint factory (clsd.generate.endpoint.open_endpoint), so its
+reorder_suspect. The judge asks through the one endpoint factory (clsd.generate.llm_endpoint.open_endpoint), so its
 verdicts come from the response store when generation asked them. The report names the lexicon (Hunspell
 dictionary, wordfreq list and their versions) every non_word verdict used.
 """
@@ -18,10 +18,10 @@ from clsd.core import logs
 from clsd.core.io import read_meta, read_table, write_table
 from clsd.core.languages import language
 from clsd.generate import llm
-from clsd.generate.endpoint import open_endpoint
+from clsd.generate.llm_endpoint import open_endpoint
 from clsd.validate import report as validation_report
 from clsd.validate import judge as judges
-from clsd.validate.rules import Validator
+from clsd.validate.validator import Validator
 from clsd.validate.verdicts import SUSPECTS
 
 logs.to_file(snakemake.log[0])

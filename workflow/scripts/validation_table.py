@@ -6,14 +6,14 @@ from pathlib import Path
 
 from clsd.core import logs, render
 from clsd.core.paths import keyed
-from clsd.validate import precision
+from clsd.validate import reliability
 from clsd.validate import report as validation_report
 
 logs.to_file(snakemake.log[0])
 reports = [json.loads(Path(path).read_text(encoding="utf-8")) for path in keyed(snakemake.input, "report").values()]
 table = validation_report.table(reports)
 notes = [validation_report.COLUMNS_NOTE]
-notes += precision.note(precision.measure(sorted({report["lang"] for report in reports})))
+notes += reliability.note(reliability.measure(sorted({report["lang"] for report in reports})))
 notes += ["Closeness profile of the kept distractors (results/tables/closeness_profile.md):",
           Path(snakemake.input.profile).read_text(encoding="utf-8").strip()]
 notes += validation_report.lexicon_notes(reports) + ["Examples (target → distractor):"] + validation_report.example_paragraphs(reports, snakemake.params.examples)

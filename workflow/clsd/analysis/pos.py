@@ -147,12 +147,6 @@ def make_tagger(lang: str, mode: str, stanza_dir: str | None) -> Tagger | None:
     return offline_tagger(entry.offline_tagger, lang)
 
 
-def tag_of_token(tokens: list[Token], start: int, end: int) -> str:
-    """The tagger's UPOS of a word: its first non-punctuation token, else its first one (X: none)."""
-    token = tagged_word([Token(*token) for token in tokens], start, end)
-    return "X" if token is None else token.upos
-
-
 def tag_pairs(pairs: pl.DataFrame, tagger_for: "TaggerFactory") -> pl.DataFrame:
     """Add `pos`, `tagger` and `pos_rule` to single-word pairs: the target's word for swaps, the added word otherwise,
     as the annotators tag it (clsd.analysis.conventions; pos null, and the reason in `tagger`, for a language

@@ -4,7 +4,7 @@ through their compatible endpoints, vLLM, Text Embeddings Inference, Infinity, O
 
 Every vector comes from the vector store (clsd.embed.vectors) when it holds it; only the others are sent, in
 requests of at most `inputs_per_request` texts and `tokens_per_request` tokens, through the one OpenAI-compatible
-client (clsd.core.client: retries with backoff honouring Retry-After, requests and tokens per minute, the API key
+client (clsd.serving.client: retries with backoff honouring Retry-After, requests and tokens per minute, the API key
 from the environment and never written), and each answer is committed as it arrives. An answer is checked before
 anything of it is stored: as many vectors as texts, each `index` once, vectors of one length (the `dimensions` asked
 for, and the length this model's stored vectors have), no NaN, no vector of zeros; items sent back in another order
@@ -12,7 +12,7 @@ are put back in `index` order. A bad answer stops the job with an error naming t
 
 The text sent is the configured prefix, then the text (an endpoint has no prompts of its own). A text longer than
 `max_input_tokens` is an error naming it, unless `truncate` is set: then it is cut after its last whole token within
-the limit (clsd.embed.tokens) and the vector is the cut text's.
+the limit (clsd.embed.token_counts) and the vector is the cut text's.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from clsd.core import stopping
-from clsd.core.client import ChatClient, Embedded, EndpointError, Interrupted
+from clsd.serving.client import ChatClient, Embedded, EndpointError, Interrupted
 from clsd.core.errors import InputError
 from clsd.embed.served import EndpointModel
-from clsd.embed.tokens import TokenCounter
+from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore, vector_key
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from clsd.core import paths
 from clsd.core.code import code_identity, module_file
 from clsd.core.paths import input_name
 from clsd.embed.backends import backend, needs_export
-from clsd.embed.tokens import tokenizer_file
+from clsd.embed.token_counts import tokenizer_file
 
 Config = Mapping[str, Any]
 

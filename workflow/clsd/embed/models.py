@@ -22,7 +22,7 @@ import polars as pl
 from clsd.core.keys import text_key
 from clsd.core.provenance import cpu_features
 from clsd.embed import backends
-from clsd.embed.locations import model_folder
+from clsd.serving.locations import model_folder
 from clsd.embed.served import EndpointModel
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from clsd.core.sqlite import open_database
+from clsd.serving.sqlite import open_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

@@ -27,7 +27,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from clsd.core.client import ChatClient, Completion, EndpointError, Interrupted, RequestRejected
+from clsd.serving.client import ChatClient, Completion, EndpointError, Interrupted, RequestRejected
 from clsd.generate.store import ResponseStore, StoredBatch
 
 log = logging.getLogger(__name__)

@@ -175,7 +175,7 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
 
 
 def planned_endpoint(generation: dict[str, Any], recipe_sha256: str | None) -> str:
-    """The endpoint id generation will use (clsd.generate.endpoint.endpoint_id), known without building or
+    """The endpoint id generation will use (clsd.generate.llm_endpoint.endpoint_id), known without building or
     starting anything: the base URL, the sha256 of a GGUF file, or `recipe_sha256`, the one a PyPI recipe verifies."""
     if generation["base_url"] is not None:
         return generation["base_url"].rstrip("/")

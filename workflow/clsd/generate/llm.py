@@ -36,7 +36,7 @@ import polars as pl
 from tqdm import tqdm
 
 from clsd.core import stopping
-from clsd.core.client import ChatClient, Completion, EndpointError, Interrupted
+from clsd.serving.client import ChatClient, Completion, EndpointError, Interrupted
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.text import normalise
@@ -58,7 +58,7 @@ class FreeText(EndpointError):
 
 
 class Validator(Protocol):
-    """What generation asks of a validator (clsd.validate.rules.Validator is one): why each new distractor of
+    """What generation asks of a validator (clsd.validate.validator.Validator is one): why each new distractor of
     `target` is rejected, or None when it is valid (one call per answer: a judge may ask about all of them at once)."""
 
     def reasons(self, target: str, distractors: list[str]) -> list[str | None]: ...

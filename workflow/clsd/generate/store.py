@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from clsd.core.sqlite import open_database
+from clsd.serving.sqlite import open_database
 
 #: The columns of a stored response, shared by `responses` and `superseded` (forgotten or replaced answers).
 RESPONSE_COLUMNS = """

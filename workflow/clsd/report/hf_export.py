@@ -65,7 +65,7 @@ PAPER_BIBTEX = """@inproceedings{michail-etal-2025-examining,
 }"""
 #: Hub size categories: (upper bound, name), by the number of items.
 SIZES = [(10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), (10**6, "100K<n<1M"), (10**7, "1M<n<10M")]
-#: Counts a validated distractor set records (clsd.validate.rules), shown in the card when present.
+#: Counts a validated distractor set records (clsd.validate.validator), shown in the card when present.
 VALIDATION_COUNTS = ("written", "checked", "valid", "kept", "flagged", "removed", "reasked", "reorder_suspect",
                      "non_word_suspect")
 

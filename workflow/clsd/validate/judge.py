@@ -21,7 +21,7 @@ from clsd.core.languages import language
 from clsd.generate.settings import Settings, endpoint_settings, template_pattern
 
 if TYPE_CHECKING:
-    from clsd.generate.endpoint import Endpoint
+    from clsd.generate.llm_endpoint import Endpoint
     from clsd.generate.llm import Generator
 
 #: The answers of resources/prompts/judge-v2.txt: digits, whatever language the model answers in.

@@ -11,7 +11,7 @@ DUPLICATE = "duplicate"
 UNRELATED = "unrelated"
 #: A distractor that is its target's first or last words only (clsd.validate.cutoff).
 CUT_OFF = "cut_off"
-#: Rejection reasons of the rules (clsd.validate.rules and the per-item duplicate check), in the order they are checked.
+#: Rejection reasons of the rules (clsd.validate.validator and the per-item duplicate check), in the order they are checked.
 RULE_REASONS = ("copy", DUPLICATE, "surface_only", "reorder", CUT_OFF, "wrong_language", UNRELATED, "non_word")
 #: Rejection reason of the LLM judge (clsd.validate.judge).
 JUDGE_REASON = "judged_equivalent"

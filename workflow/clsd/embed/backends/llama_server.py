@@ -1,5 +1,5 @@
 """The llama-server backend: the model converted to GGUF and served by llama.cpp's `llama-server --embeddings` on
-127.0.0.1 for the embedding job, which asks it through the one OpenAI-compatible client (clsd.core.client).
+127.0.0.1 for the embedding job, which asks it through the one OpenAI-compatible client (clsd.serving.client).
 
 Measured faster than bare torch at equal P@1 on a 2-core AMD EPYC (bench/embed_server.py, docs/benchmarks.md):
 EmbeddingGemma 1.68× in float16, all-MiniLM-L6-v2 1.02-1.21×. Unlike the other backends it stands in for the whole
@@ -8,7 +8,7 @@ sentence-transformers Dense modules; the named prompt and the prefix are still a
 agree with torch's to a cosine of 0.99999 in float16 (llama.cpp computes GELU from a float16 table), 0.999 in int8.
 
 The export (rule export_model) converts the model's folder with llama.cpp's own `convert_hf_to_gguf.py`, which ships
-in the pinned llama-cpp-python sdist that install.sh builds the server from (clsd.generate.server_build): float16
+in the pinned llama-cpp-python sdist that install.sh builds the server from (clsd.serving.server_build): float16
 weights (`f16`), or `q8_0` for `quantize: int8` (8-bit weights in blocks of 32, activations quantised to 8 bits per
 block at run time). The server is started when the model loads, with the job's threads and one slot per text of a
 batch, and stopped when the job ends (Ctrl-C and SIGTERM included).
@@ -48,7 +48,7 @@ SLOT_TOKENS = 512
 def converter(workdir: Path) -> Path:
     """llama.cpp's vendor folder under `workdir`, holding only the converter and the packages it imports, from the
     pinned llama-cpp-python sdist (`pip download`: free from pip's cache after the install)."""
-    from clsd.generate.server_build import download_sdist
+    from clsd.serving.server_build import download_sdist
 
     with tarfile.open(download_sdist(workdir)) as archive:
         members = [m for m in archive.getmembers() if "/vendor/llama.cpp/" in m.name
@@ -71,7 +71,7 @@ def convert(folder: Path, outfile: Path, outtype: str, vendor: Path) -> Path:
 
 def build(source: Path, folder: Path, quantize: str) -> dict[str, Any]:
     """The GGUF of the model folder `source` in `folder` (f16, or q8_0 for int8)."""
-    from clsd.generate.server_build import SDIST
+    from clsd.serving.server_build import SDIST
 
     with tempfile.TemporaryDirectory(prefix="clsd-gguf-") as work:
         convert(source, folder / FILE, OUTTYPES[quantize], converter(Path(work)))
@@ -90,7 +90,7 @@ class Served:
     """The running server of the job: started once, stopped at exit (SIGTERM and SIGHUP are taken as Ctrl-C so that exit runs)."""
 
     def __init__(self, gguf: Path, threads: int) -> None:
-        from clsd.generate.server import LlamaServer, server_program
+        from clsd.serving.server import LlamaServer, server_program
 
         program = [str(server_program()), "--embeddings", "--pooling", "mean"]
         self.server = LlamaServer(gguf, n_ctx=SLOT_TOKENS, threads=threads, slots=BATCH, program=program)
@@ -106,7 +106,7 @@ def load(model: Any, exported: Path | None, dtype: str, quantize: str) -> None:
     tokens fails (sentence-transformers would cut it at max_seq_length)."""
     import torch
 
-    from clsd.core.client import ChatClient
+    from clsd.serving.client import ChatClient
 
     served = Served(Path(exported), torch.get_num_threads())
     client = ChatClient(base_url=served.base_url, api_key="none", timeout=600, retries=2, requests_per_minute=None,

@@ -18,8 +18,6 @@ import polars as pl
 
 from clsd.core.intervals import identity_rng
 
-#: The keys a sample may be stratified by.
-STRATA_KEYS = ("generator", "verdict")
 VALID = "valid"
 #: The columns of a sample (the design file): what the annotator sees, and the strata and weights they never see.
 SAMPLE_SCHEMA = {"item": pl.String, "id": pl.Int64, "k": pl.Int64, "source": pl.String, "target": pl.String,

@@ -19,7 +19,7 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from clsd.generate.server_variants import (FAULT_SIGNALS, checked_program, died_of, ggml_choice, install_folder,
+from clsd.serving.server_variants import (FAULT_SIGNALS, checked_program, died_of, ggml_choice, install_folder,
                                           no_variant_message, probe, record_faults, view)
 
 log = logging.getLogger(__name__)
@@ -81,14 +81,13 @@ def server_program(configured: str | None = None) -> Path:
     return Path(found)
 
 
-#: llama-server's model-free speculative decoding (prompt lookup): drafts the tokens that followed the last `lookup`
-#: tokens where they occurred before in the context, and verifies them in one batch with the request's own sampler.
-#: A distractor repeats most of its target, which is in the prompt, and of the distractors before it.
-SPECULATIVE_TYPES = ("none", "ngram-simple", "ngram-map-k", "ngram-map-k4v")
-
-
 def speculative_args(speculative: Mapping[str, object] | None) -> list[str]:
-    """llama-server's arguments for `generation.local.speculative` ({type, lookup, draft}; None or type none: off)."""
+    """llama-server's arguments for `generation.local.speculative` ({type, lookup, draft}; None or type none: off).
+
+    Model-free speculative decoding (prompt lookup): the server drafts the tokens that followed the last `lookup`
+    tokens where they occurred before in the context, and verifies them in one batch with the request's own sampler.
+    A distractor repeats most of its target, which is in the prompt, and of the distractors before it. The types
+    accepted are the config schema's enum."""
     if not speculative or speculative["type"] == "none":
         return []
     kind = speculative["type"]
@@ -203,7 +202,7 @@ class LlamaServer:
         return base_url
 
     def _probe(self, base_url: str) -> None:
-        """One small request (clsd.generate.server_variants.probe). A server that dies of it raises RuntimeError; one
+        """One small request (clsd.serving.server_variants.probe). A server that dies of it raises RuntimeError; one
         that lives but answers with an error is left to the job's own requests, which report it."""
         try:
             probe(base_url, "--embeddings" in self.program, self.startup_timeout)

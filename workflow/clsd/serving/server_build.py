@@ -10,7 +10,7 @@ that installs (the speed of a native build), `haswell` (AVX2, what any x86 serve
 (the generation report names the variant that ran). `CLSD_LLAMA_CPU_VARIANTS=all` (or a comma list) builds
 others, e.g. for a cluster of several CPU generations.
 
-    python -m clsd.generate.server_build --prefix .venv
+    python -m clsd.serving.server_build --prefix .venv
 
 installs `<prefix>/libexec/llama.cpp/` (binary, libraries, variants) and links `<prefix>/bin/llama-server`
 to it; a second run with the same source and variants does nothing.

@@ -18,7 +18,7 @@ import yaml
 from clsd.core.languages import name
 from clsd.core.workflow import project_file
 from clsd.validate.lexicon import lexicon
-from clsd.validate.rules import rule_verdict
+from clsd.validate.validator import rule_verdict
 
 #: The hand-made sets, one file per language: read by the validation table and by tests/test_validate.py (part of
 #: the code identity of the rules that read them: clsd.core.code).

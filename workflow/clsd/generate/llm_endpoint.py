@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from clsd.config import local_gguf, response_store
-from clsd.core.client import ChatClient, Interrupted
+from clsd.serving.client import ChatClient, Interrupted
 from clsd.core.urls import on_this_machine
 from clsd.core.io import sha256_file
 from clsd.core.stopping import stop_signals
 from clsd.generate.llm import Generator, Validator
-from clsd.generate.server import LlamaServer, auto_slots, server_program
+from clsd.serving.server import LlamaServer, auto_slots, server_program
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
 

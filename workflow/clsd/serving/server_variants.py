@@ -1,16 +1,16 @@
 """Which CPU variants of the built llama-server run on this machine: a variant is trusted only once it has run.
 
 ggml loads the CPU variant whose score is best for what `cpuid` says (`libggml-cpu-<variant>.so` beside the
-binary, clsd.generate.server_build). A virtual machine may advertise instructions it cannot execute: a VM that
+binary, clsd.serving.server_build). A virtual machine may advertise instructions it cannot execute: a VM that
 lists AMX, whose tile instructions then raise SIGILL, crashes every start of the server. So each built variant is
 run once per machine (its CPU flags are the key) through a real prompt and a few decoded tokens of a tiny GGUF
 written with the pinned sdist's own gguf-py (`selftest.gguf`: Q4_0 and Q8_0 weights in shapes the AVX2 repack and
 AMX kernels take), with a timeout. A variant that dies of a signal there, or later under the real model
-(`LlamaServer` falls back, clsd.generate.server), is recorded in the install's `build.json` under `machines` with
+(`LlamaServer` falls back, clsd.serving.server), is recorded in the install's `build.json` under `machines` with
 its signal, and is never loaded again on that machine: the server then runs from a *view*, a folder of hard links
 to the install that leaves the faulting variants out, so ggml's own choice falls on the next best.
 
-    python -m clsd.generate.server_variants --prefix .venv    # install.sh runs it after the build
+    python -m clsd.serving.server_variants --prefix .venv    # install.sh runs it after the build
 
 Nothing is moved or deleted in the install, so an environment shared by machines of several CPUs (a cluster's
 file system) keeps every variant for the machines where it runs.
@@ -37,8 +37,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from clsd.core.stopping import stop_signals
-from clsd.generate.server_build import download_sdist
-from clsd.generate.server_build import machine_key as this_cpu
+from clsd.serving.server_build import download_sdist
+from clsd.serving.server_build import machine_key as this_cpu
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ FAULT_SIGNALS = frozenset({"SIGILL", "SIGSEGV", "SIGBUS", "SIGFPE"})
 
 
 def install_folder(program: str | Path) -> Path | None:
-    """The install folder of a llama-server built by clsd.generate.server_build (the one holding build.json and
+    """The install folder of a llama-server built by clsd.serving.server_build (the one holding build.json and
     the CPU variants), or None for any other program (a user's own build, a test's stand-in)."""
     folder = Path(program).resolve().parent
     if folder.parent.name == VIEWS:  # a view's program: its install is two folders up
@@ -184,7 +184,7 @@ def probe(base_url: str, embeddings: bool, timeout: float) -> None:
 def run_once(program: Path, gguf: Path, timeout: float) -> str:
     """Start `program` on the tiny GGUF, ask it once, stop it: `ok`, or why it failed (a signal's name, `exit N`, or
     `no answer` for a server that lived but did not answer in `timeout` seconds)."""
-    from clsd.generate.server import free_port, wait_ready
+    from clsd.serving.server import free_port, wait_ready
 
     port = free_port()
     base_url = f"http://127.0.0.1:{port}/v1"
@@ -331,7 +331,7 @@ def write_tiny_gguf_with_sdist(path: Path) -> Path:
             archive.extractall(workdir, members=members, filter="data")
         gguf_py = next(workdir.glob("llama_cpp_python-*/vendor/llama.cpp/gguf-py"))
         staging = path.with_name(path.name + ".tmp")
-        code = "import sys; from pathlib import Path; from clsd.generate.server_variants import write_tiny_gguf; write_tiny_gguf(Path(sys.argv[1]))"
+        code = "import sys; from pathlib import Path; from clsd.serving.server_variants import write_tiny_gguf; write_tiny_gguf(Path(sys.argv[1]))"
         paths = [str(gguf_py), str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")]
         result = subprocess.run([sys.executable, "-c", code, str(staging)], capture_output=True, text=True,
                                 env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)})
