@@ -20,7 +20,7 @@ from typing import Protocol
 
 import polars as pl
 
-from clsd.analysis.conventions import Token, decide, tagged_word
+from clsd.analysis.conventions import Token, decide
 from clsd.core.languages import language
 from clsd.core.words import word_spans
 from clsd.validate.lexicon import lexicon

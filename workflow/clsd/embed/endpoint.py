@@ -23,7 +23,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,6 +35,7 @@ from clsd.core.errors import InputError
 from clsd.embed.served import EndpointModel
 from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore, vector_key
+from clsd.serving.ledger import Counts
 
 log = logging.getLogger(__name__)
 SIGNAL_POLL_S = 0.2  # the longest the main thread waits for workers before it looks for Ctrl-C
@@ -147,7 +148,7 @@ def connector(model: EndpointModel) -> Callable[[], ChatClient]:
 
 
 @dataclass
-class Sent:
+class Sent(Counts):
     """What one job sent and paid for (the report): texts cut to the limit, requests answered, texts embedded, input
     tokens the endpoint counted (texts whose answer reported none are counted by the job's token rule), HTTP requests
     and retries (the client's), and the seconds spent waiting for answers."""
@@ -160,15 +161,9 @@ class Sent:
     http_requests: int = 0
     retries: int = 0
     seconds: float = 0.0
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def add(self, **counts: float) -> None:
-        with self.lock:
-            for name, value in counts.items():
-                setattr(self, name, getattr(self, name) + value)
 
     def record(self) -> dict[str, Any]:
-        return {item.name: getattr(self, item.name) for item in fields(self) if item.name != "lock"} | {"seconds": round(self.seconds, 3)}
+        return super().record() | {"seconds": round(self.seconds, 3)}
 
 
 class Embedder:

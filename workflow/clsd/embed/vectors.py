@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from clsd.serving.sqlite import open_database
+from clsd.serving.ledger import PaidStore, now
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -74,17 +72,14 @@ def vector_key(endpoint: str, model: str, dimensions: int | None, text: str) -> 
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat()
-
-
-class VectorStore:
+class VectorStore(PaidStore):
     """Thread-safe durable store of endpoint vectors (SQLite, WAL, one transaction per answer)."""
 
+    ASKER = ("endpoint", "model", "dataset", "view")
+    PAID = {"requests": "answers", "texts": "texts", "prompt_tokens": "prompt_tokens"}
+
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path).expanduser()
-        self._lock = threading.Lock()
-        self._db = open_database(self.path, SCHEMA)
+        super().__init__(path, SCHEMA)
 
     def vectors(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors among `keys`, by key."""
@@ -138,32 +133,8 @@ class VectorStore:
 
     def start_run(self, endpoint: str, model: str, dataset: str | None, view: str | None) -> int:
         """Open the row of one embedding job run; answers put with its id are counted there as they arrive."""
-        with self._lock:
-            return self._db.execute("INSERT INTO runs (endpoint, model, dataset, view, started_at) VALUES (?, ?, ?, ?, ?)",
-                                    (endpoint, model, dataset, view, now())).lastrowid
-
-    def finish_run(self, run: int, status: str, http_requests: int, retries: int) -> None:
-        """Close a run (`done`, `interrupted` or `failed: <error>`); a run killed outright keeps no status."""
-        with self._lock:
-            self._db.execute("UPDATE runs SET finished_at = ?, status = ?, http_requests = ?, retries = ? WHERE id = ?",
-                             (now(), status, http_requests, retries, run))
-
-    def run_totals(self, run: int) -> dict[str, int]:
-        """What every run of the same endpoint, model, dataset and view paid for, this one included; runs that did not
-        finish (killed, interrupted, failed) are counted apart."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT COUNT(*), SUM(status IS NULL OR status != 'done'), SUM(requests), SUM(texts), SUM(prompt_tokens), "
-                "SUM(COALESCE(http_requests, 0)) FROM runs r WHERE EXISTS (SELECT 1 FROM runs t WHERE t.id = ? AND "
-                "r.endpoint = t.endpoint AND r.model = t.model AND r.dataset IS t.dataset AND r.view IS t.view)",
-                (run,)).fetchone()
-        names = ("runs", "unfinished_runs", "answers", "texts", "prompt_tokens", "http_requests")
-        return {name: int(value or 0) for name, value in zip(names, row)}
+        return self._open_run(endpoint, model, dataset, view)
 
     def count(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()

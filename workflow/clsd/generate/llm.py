@@ -45,6 +45,7 @@ from clsd.generate.choose import closest_to_profile
 from clsd.generate.parse import WHOLE_ANSWER, Parsed, first_words, parse_answer
 from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key
+from clsd.serving.ledger import Counts
 
 log = logging.getLogger(__name__)
 SIGNAL_POLL_S = 0.2  # the longest the main thread waits for workers before it looks for Ctrl-C or SIGTERM
@@ -107,7 +108,7 @@ class Missing(Exception):
 
 
 @dataclass
-class Tally:
+class Tally(Counts):
     """Counters for the generation report (thread-safe increments)."""
 
     cache_hits: int = 0
@@ -121,12 +122,6 @@ class Tally:
     batches_submitted: int = 0
     batches_resumed: int = 0
     batch_failed_lines: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def add(self, **counts: int) -> None:
-        with self.lock:
-            for name, value in counts.items():
-                setattr(self, name, getattr(self, name) + value)
 
 
 class Generator:

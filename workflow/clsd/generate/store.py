@@ -23,13 +23,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import threading
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from clsd.serving.sqlite import open_database
+from clsd.serving.ledger import PaidStore, now
 
 #: The columns of a stored response, shared by `responses` and `superseded` (forgotten or replaced answers).
 RESPONSE_COLUMNS = """
@@ -105,10 +103,6 @@ def request_key(endpoint: str, model: str, messages: list[dict[str, str]], param
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat()
-
-
 @dataclass(frozen=True)
 class Response:
     """One stored chat completion; `usable` is None until a reader parsed it, (dataset, lang) name its first asker."""
@@ -166,13 +160,14 @@ def _record(row: tuple) -> Response:
     return Response(**record | {"messages": json.loads(record["messages"]), "params": json.loads(record["params"]), "usable": usable})
 
 
-class ResponseStore:
+class ResponseStore(PaidStore):
     """Thread-safe durable store of responses (SQLite, WAL, one transaction per response)."""
 
+    ASKER = ("dataset", "lang", "endpoint", "model")
+    PAID = {"new_responses": "new_responses", "prompt_tokens": "new_prompt_tokens", "completion_tokens": "new_completion_tokens"}
+
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path).expanduser()
-        self._lock = threading.Lock()
-        self._db = open_database(self.path, SCHEMA)
+        super().__init__(path, SCHEMA)
         self._db.execute("BEGIN IMMEDIATE")  # one migration at a time when several jobs open an older store
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
         for column, kind in ADDED.items():  # a store written before these columns existed: migrated in place
@@ -263,27 +258,7 @@ class ResponseStore:
 
     def start_run(self, dataset: str | None, lang: str | None, endpoint: str, model: str) -> int:
         """Open the row of one generation job run; responses put with its id are counted there as they arrive."""
-        with self._lock:
-            return self._db.execute("INSERT INTO runs (dataset, lang, endpoint, model, started_at) VALUES (?, ?, ?, ?, ?)",
-                                    (dataset, lang, endpoint, model, now())).lastrowid
-
-    def finish_run(self, run: int, status: str, http_requests: int, retries: int) -> None:
-        """Close a run (`done`, `interrupted` or `failed: <error>`); a run killed outright keeps no status."""
-        with self._lock:
-            self._db.execute("UPDATE runs SET finished_at = ?, status = ?, http_requests = ?, retries = ? WHERE id = ?",
-                             (now(), status, http_requests, retries, run))
-
-    def run_totals(self, run: int) -> dict[str, int]:
-        """What every run of the same dataset, language, endpoint and model paid for, this one included; runs that
-        did not finish (killed, interrupted, failed) are counted apart."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT COUNT(*), SUM(status IS NULL OR status != 'done'), SUM(new_responses), SUM(prompt_tokens), "
-                "SUM(completion_tokens), SUM(COALESCE(http_requests, 0)) FROM runs r "
-                "WHERE EXISTS (SELECT 1 FROM runs t WHERE t.id = ? AND r.dataset IS t.dataset AND r.lang IS t.lang "
-                "AND r.endpoint = t.endpoint AND r.model = t.model)", (run,)).fetchone()
-        names = ("runs", "unfinished_runs", "new_responses", "new_prompt_tokens", "new_completion_tokens", "http_requests")
-        return {name: int(value or 0) for name, value in zip(names, row)}
+        return self._open_run(dataset, lang, endpoint, model)
 
     def add_batch(self, batch: StoredBatch) -> None:
         """Record a batch just created, with its requests, before anything waits for it."""
@@ -310,10 +285,6 @@ class ResponseStore:
     def count(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
 
 def unusable_stamp(path: Path, dataset: str, lang: str) -> str:
