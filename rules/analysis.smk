@@ -4,7 +4,7 @@
 # Inputs and params: clsd.analysis.jobs (plain functions of the config, tested without Snakemake).
 
 import clsd.analysis.jobs as analysis_jobs
-from clsd.config import profile_reference
+from clsd.analysis.jobs import profile_reference
 
 
 rule single_word_pairs:

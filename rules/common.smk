@@ -8,7 +8,8 @@ import os
 import re
 from pathlib import Path
 
-from clsd.config import effective_views, local_folders
+from clsd.config import local_folders
+from clsd.translate.jobs import effective_views
 from clsd.core import paths
 from clsd.core.api_keys import check_api_keys
 from clsd.core.code import code_identity

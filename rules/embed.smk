@@ -6,7 +6,7 @@
 
 import clsd.data.jobs as data_jobs
 import clsd.embed.jobs as embed_jobs
-from clsd.config import endpoint_models, loaded_models
+from clsd.embed.jobs import endpoint_models, loaded_models
 from clsd.embed.models import export_identity, model_identity
 
 

@@ -6,7 +6,8 @@
 
 import clsd.data.jobs as data_jobs
 import clsd.generate.jobs as generate_jobs
-from clsd.config import llm_datasets, profile_reference
+from clsd.analysis.jobs import profile_reference
+from clsd.generate.jobs import llm_datasets
 from clsd.generate.settings import request_settings
 
 

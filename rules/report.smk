@@ -6,7 +6,7 @@
 import clsd.analysis.jobs as analysis_jobs
 import clsd.embed.jobs as embed_jobs
 import clsd.report.jobs as report_jobs
-from clsd.config import profile_reference
+from clsd.analysis.jobs import profile_reference
 from clsd.embed.models import model_identity
 
 

@@ -14,6 +14,7 @@ import pytest
 from clsd import config as cfg
 from clsd.core.device import resolve_device
 from clsd.core.errors import InputError
+from clsd.embed.checks import check_model
 from clsd.core.keys import lookup, text_key
 from clsd.core.provenance import cpu_features
 from clsd.embed import backends, exports, models
@@ -103,10 +104,10 @@ def test_config_allows_only_the_dtypes_and_quantisations_a_backend_offers(settin
     model = {"name": "all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "quantize": "none", "dtype": "float32",
              **settings}
     if message is None:
-        cfg.check_model("m", copy.deepcopy(model))
+        check_model("m", copy.deepcopy(model))
     else:
         with pytest.raises(InputError, match=message):
-            cfg.check_model("m", model)
+            check_model("m", model)
 
 
 def test_row_keys_of_different_encoders_never_meet():
@@ -335,4 +336,4 @@ def test_the_llama_server_backend_converts_a_model_folder_so_a_hub_name_is_refus
     model = {"name": "sentence-transformers/all-MiniLM-L6-v2", "source": "hub", "backend": "llama-server", "quantize": "none",
              "dtype": "float16"}
     with pytest.raises(InputError, match="models.m.backend: llama-server converts the model's own folder: use source pypi or local"):
-        cfg.check_model("m", model)
+        check_model("m", model)

@@ -14,6 +14,7 @@ from clsd.serving.client import EndpointError, RequestRejected
 from clsd.core.errors import InputError
 from clsd.embed import endpoint
 from clsd.embed.endpoint import BadAnswer, Embedder
+from clsd.embed.jobs import endpoint_models, loaded_models
 from clsd.embed.served import EndpointModel
 from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
@@ -257,7 +258,7 @@ def test_an_endpoint_model_s_identity_holds_what_its_vectors_depend_on():
     faster = copy.deepcopy(config)
     faster["models"]["e"]["endpoint"] |= {"concurrency": 8, "requests_per_minute": 3000, "api_key_env": "OTHER"}
     assert model_identity(faster, "e") == identity
-    assert cfg.endpoint_models(config) == ["e"] and cfg.loaded_models(config) == []
+    assert endpoint_models(config) == ["e"] and loaded_models(config) == []
 
 
 @pytest.mark.workflow

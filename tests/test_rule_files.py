@@ -50,16 +50,20 @@ def test_a_stage_s_rules_take_inputs_and_params_from_its_own_or_earlier_stages_j
 
 
 def test_every_function_of_a_jobs_module_serves_a_rule():
+    """A stage's jobs.py holds what its rules and jobs read of the config: each function is used by a rule file,
+    another jobs module, a rule's script, the config's checks or a module of the package."""
     files = texts()
     modules = sorted((ROOT / "workflow/clsd").glob("*/jobs.py"))
     assert {path.parent.name for path in modules} == set(ORDER[1:]) - {"score"}
     sources = {path: path.read_text(encoding="utf-8") for path in modules}
+    readers = [path.read_text(encoding="utf-8") for path in [*(ROOT / "workflow/scripts").glob("*.py"),
+                                                             *(ROOT / "workflow/clsd").rglob("*.py")] if path not in sources]
     unused = []
     for path, source in sources.items():
         for node in ast.parse(source).body:
             if isinstance(node, ast.FunctionDef):
                 word = re.compile(rf"\b{node.name}\b")
-                elsewhere = [text for other, text in sources.items() if other != path] + list(files.values())
+                elsewhere = [text for other, text in sources.items() if other != path] + list(files.values()) + readers
                 if not any(word.search(text) for text in elsewhere) and len(word.findall(source)) < 2:
                     unused.append(f"{path.parent.name}/jobs.py: {node.name}")
     assert not unused, unused

@@ -2,7 +2,7 @@
 
 import logging
 
-from clsd.config import translation_model
+from clsd.translate.jobs import translation_model
 from clsd.core import logs
 from clsd.translate.pivot import convert_to_ctranslate2
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
-from clsd.config import embedding_store
+from clsd.embed.jobs import embedding_store
 from clsd.core import logs, render
 from clsd.core.io import read_table
 from clsd.core.items import N_DISTRACTORS

@@ -11,7 +11,7 @@ import logging
 import time
 from pathlib import Path
 
-from clsd.config import embedding_store
+from clsd.embed.jobs import embedding_store
 from clsd.core import logs, stopping
 from clsd.core.io import read_meta, read_table, write_table
 from clsd.core.provenance import package_versions

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-from clsd.config import response_store
+from clsd.generate.jobs import response_store
 from clsd.core import logs, render
 from clsd.core.io import read_table
 from clsd.core.paths import keyed

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import mteb
-from clsd.config import embedding_store
+from clsd.embed.jobs import embedding_store
 from clsd.core import logs
 from clsd.core.io import read_table
 from clsd.core.paths import keyed

@@ -2,7 +2,7 @@
 
 import logging
 
-from clsd.config import translation_model
+from clsd.translate.jobs import translation_model
 from clsd.core import logs
 from clsd.core.io import read_meta, read_table, write_table
 from clsd.core.provenance import package_versions

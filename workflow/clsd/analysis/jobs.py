@@ -4,11 +4,13 @@ Snakemake plans). The keyed candidate and score files serve the report stage's a
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from clsd.core import paths
 from clsd.core.paths import input_name
+from clsd.core.workflow import data_file
 from clsd.data import jobs as data_jobs
 
 Config = Mapping[str, Any]
@@ -76,3 +78,13 @@ def shift_inputs(config: Config, model: str) -> dict[str, str]:
 def shift_languages(config: Config) -> dict[str, list[str]]:
     """The languages of every dataset, by name (what the shift normaliser's pairs are drawn from)."""
     return {name: spec["languages"] for name, spec in sorted(config["datasets"].items())}
+
+
+def profile_reference(config: Mapping[str, Any]) -> dict[str, str]:
+    """What closeness profiles are held against (`analysis.profile_reference`), as a param: `{"dataset": key}` for a
+    dataset of the run, else `{"file": as configured, "sha256": of its content}` (what it holds, not where it lies: an
+    edited reference re-renders the tables, a moved checkout replans nothing)."""
+    reference = config["analysis"]["profile_reference"]
+    if reference in config["datasets"]:
+        return {"dataset": reference}
+    return {"file": reference, "sha256": hashlib.sha256(data_file(reference).read_bytes()).hexdigest()}

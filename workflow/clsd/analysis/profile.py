@@ -91,7 +91,7 @@ def read_reference(path: str | Path) -> Reference:
 
 
 def reference_of(param: Mapping[str, str], sets: Mapping[str, pl.DataFrame], labels: Mapping[str, str]) -> Reference | None:
-    """The reference a rule's param names (clsd.config.profile_reference): a file, read; a dataset, profiled from
+    """The reference a rule's param names (clsd.analysis.jobs.profile_reference): a file, read; a dataset, profiled from
     its table among `sets` (None when it is not among them)."""
     if "dataset" not in param:
         return read_reference(data_file(param["file"]))

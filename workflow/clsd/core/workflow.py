@@ -69,3 +69,8 @@ def read_checked_yaml(path: Path, schema: str, what: str) -> Any:
         key = ".".join(str(part) for part in error.absolute_path) or "(top level)"
         raise InputError(f"key {key}: {error.message} (schema: {schema})", path=path)
     return data
+
+
+def repo_file(relative: str) -> str:
+    """A file of the workflow (e.g. a rule lexicon), named relative to the working folder (see `resource`)."""
+    return os.path.relpath(root() / relative)

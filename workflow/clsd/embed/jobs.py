@@ -71,3 +71,18 @@ def estimate_settings(config: Config, served: Sequence[str]) -> dict[str, Any]:
     and its price (not its API key's variable, nor its tokenizer's path: the tokenizer file is an input)."""
     return {m: {key: value for key, value in config["models"][m]["endpoint"].items() if key not in ("api_key_env", "tokenizer")}
             | {"name": config["models"][m]["name"], "prefix": config["models"][m]["prefix"]} for m in served}
+
+
+def endpoint_models(config: Config) -> list[str]:
+    """The embedding models served behind an endpoint (`source: endpoint`): rule embed_endpoint embeds them."""
+    return [name for name, model in config["models"].items() if model["source"] == "endpoint"]
+
+
+def loaded_models(config: Config) -> list[str]:
+    """The embedding models a job loads and runs on this machine (hub, local, pypi): rule embed embeds them."""
+    return [name for name, model in config["models"].items() if model["source"] != "endpoint"]
+
+
+def embedding_store(config: Config) -> Path:
+    """The vector store of endpoint models (outside results/), as an absolute path."""
+    return Path(os.path.expanduser(config["embedding_store"])).resolve()

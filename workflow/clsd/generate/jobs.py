@@ -6,14 +6,18 @@ The LLM endpoint's inputs and threads serve the judge of rules/validate.smk too:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from clsd.config import llm_datasets, repo_file, response_store, uses_llm
 from clsd.core import paths
 from clsd.core.paths import input_name
 from clsd.core.languages import language
+from clsd.core.workflow import repo_file
 from clsd.generate.store import unusable_stamp
+from clsd.serving.locations import model_store
+from clsd.serving.model_store import RECIPES
 
 Config = Mapping[str, Any]
 
@@ -88,3 +92,28 @@ def estimate_inputs(config: Config) -> dict[str, str]:
     inputs = {input_name("parallel", d, lang): paths.PARALLEL.format(dataset=d)
               for d in llm_datasets(config) for lang in config["datasets"][d]["languages"]}
     return inputs | {"store": path for path in stored_input(config)}
+
+
+def llm_datasets(config: Config) -> list[str]:
+    return [name for name, d in config["datasets"].items() if d["distractors"]["kind"] == "llm"]
+
+
+def uses_llm(config: Config) -> bool:
+    """Whether any job asks the generation endpoint: LLM distractors, or the validation judge."""
+    return bool(llm_datasets(config)) or config["validation"]["judge"]
+
+
+def response_store(config: Config) -> Path:
+    """The LLM response store (outside results/), as an absolute path."""
+    return Path(os.path.expanduser(config["generation"]["store"])).resolve()
+
+
+def local_gguf(config: Config) -> Path | None:
+    """The GGUF served locally when generation.base_url is null."""
+    generation = config["generation"]
+    if generation["base_url"] is not None:
+        return None
+    if generation["local"]["gguf"] is not None:
+        return Path(os.path.expanduser(generation["local"]["gguf"]))
+    recipe = RECIPES[generation["local"]["recipe"]]
+    return model_store(config) / recipe.name / recipe.weights

@@ -23,15 +23,15 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
-from clsd.config import local_gguf, response_store
-from clsd.serving.client import ChatClient, Interrupted
-from clsd.core.urls import on_this_machine
 from clsd.core.io import sha256_file
 from clsd.core.stopping import stop_signals
+from clsd.core.urls import on_this_machine
+from clsd.generate.jobs import local_gguf, response_store
 from clsd.generate.llm import Generator, Validator
-from clsd.serving.server import LlamaServer, auto_slots, server_program
 from clsd.generate.settings import Settings
 from clsd.generate.store import ResponseStore
+from clsd.serving.client import ChatClient, Interrupted
+from clsd.serving.server import LlamaServer, auto_slots, server_program
 
 log = logging.getLogger(__name__)
 #: The API key sent to a server on this machine when none is set: local servers (llama.cpp, vLLM) need none, but the
@@ -72,7 +72,7 @@ def connector(generation: Mapping[str, Any], gguf: str | Path | None, threads: i
         else:
             base_url = generation["base_url"]
             api_key = os.environ.get(generation["api_key_env"]) or (LOCAL_KEY if on_this_machine(base_url) else None)
-            if not api_key:  # checked at start-up too (clsd.config.check_api_key)
+            if not api_key:  # checked at start-up too (clsd.core.api_keys)
                 raise RuntimeError(f"set the API key in the environment variable {generation['api_key_env']} (generation.api_key_env)")
         return ChatClient(base_url=base_url, api_key=api_key, timeout=generation["timeout"], retries=generation["retries"],
                           requests_per_minute=generation["requests_per_minute"], exited=exited)

@@ -1,9 +1,9 @@
 """Where the embedding models' files lie on this machine: the model store and the folder each configured model loads
 from.
 
-Both the config (its checks, the checksum sentinels of local folders, the local LLM's GGUF) and the embedding stage
-(loading, exporting) need these paths. They live here, in a module that imports nothing of clsd, so that clsd.config
-can import the embedding stage's registry and recipes while the embedding stage never imports clsd.config.
+The config (its checks, the checksum sentinels of local folders), generation (the local LLM's GGUF) and the embedding
+stage (loading, exporting) need these paths. They live here, in a module that imports nothing of clsd, so that
+clsd.config can import the stages' accessors while no stage imports clsd.config.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@ files, params and GPUs, as plain functions of the config (the rules call them wh
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from clsd.core import paths
@@ -45,3 +47,16 @@ def pivot_params(config: Config, dataset: str) -> dict[str, Any]:
 def translation_gpus(config: Config) -> int:
     """Published translations need no GPU; model backends request the configured number."""
     return 0 if config["pivot"]["backend"] == "published" else config["pivot"]["gpu"]
+
+
+def effective_views(config: Config) -> list[str]:
+    """The views that run: `pivot` is dropped when no pivot backend is configured."""
+    if config["pivot"]["backend"] == "none":
+        return [view for view in config["views"] if view != "pivot"]
+    return list(config["views"])
+
+
+def translation_model(config: Config) -> str:
+    """What the translation backends load: the local folder or the HF model id."""
+    pivot = config["pivot"]
+    return str(Path(os.path.expanduser(pivot["path"]))) if pivot["source"] == "local" else pivot["model"]
