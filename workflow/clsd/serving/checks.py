@@ -21,7 +21,7 @@ def check_url(url: str, key: str) -> None:
 
 
 def check_store_path(path: str, key: str) -> None:
-    """The response store must be a file that can be created or opened for writing: not a folder, and in a
+    """A store of paid answers (responses, vectors) must be a file that can be created or opened for writing: not a folder, and in a
     folder that exists or can be made (its nearest existing parent writable)."""
     store = Path(os.path.expanduser(path))
     if store.is_dir():
