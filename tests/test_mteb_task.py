@@ -133,7 +133,8 @@ def test_a_tie_with_a_distractor_is_a_failure_for_mteb_and_clsd(sample_run, mini
     ours = clsd_scores(minilm, copied)
     row = ours.filter((pl.col("direction") == "de-fr") & (pl.col("id") == item))
     assert row["cos_true"][0] == row["cos_d2"][0] and not row["correct"][0]
-    encoder = clsd_encoder(minilm, "", "sentence-transformers/all-MiniLM-L6-v2", "test")
+    spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from="")
+    encoder = clsd_encoder(lambda texts: models.encode(minilm, spec, texts), "sentence-transformers/all-MiniLM-L6-v2", "test")
     result, predictions = evaluate(encoder, tmp_path / "hf", tmp_path / "predictions")
     subsets = {entry["hf_subset"]: entry for entry in result.scores["test"]}
     de_fr = ours.filter(pl.col("direction") == "de-fr")["correct"]

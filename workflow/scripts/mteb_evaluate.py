@@ -2,9 +2,9 @@
 clsd's own scores of the same items; writes mteb's result file and the check, and saves the result in the mteb
 results cache (`mteb.cache`).
 
-The model loads as for the embedding step (same folder, backend, precision and prompt), so both encode the same
-texts the same way; a model served behind an endpoint encodes through the vector store its embedding jobs filled (no
-text is sent again). An item whose outcome differs fails the job unless clsd scored it as a near tie.
+The model loads as for the embedding step (same folder, backend, precision and prompt) and mteb encodes through the
+embedding step's own `encode`, so both see the same vectors; a model served behind an endpoint encodes through the
+vector store its embedding jobs filled (no text is sent again). An item whose outcome differs fails the job unless clsd scored it as a near tie.
 """
 
 import json
@@ -21,14 +21,7 @@ from clsd.embed import endpoint, models
 from clsd.embed.served import EndpointModel
 from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
-from clsd.report.mteb_task import (
-    clsd_encoder,
-    clsd_task,
-    compare_with_scores,
-    endpoint_encoder,
-    locked,
-    read_manifest,
-)
+from clsd.report.mteb_task import clsd_encoder, clsd_task, compare_with_scores, locked, read_manifest
 from mteb.cache import ResultCache
 from mteb.results.task_result import TaskResult
 
@@ -47,7 +40,7 @@ elif snakemake.config["models"][snakemake.wildcards.model]["source"] == "endpoin
     vectors = VectorStore(embedding_store(snakemake.config))
     embedder = endpoint.Embedder(served, vectors, TokenCounter(served.tokenizer, *vectors.chars_per_token(served.endpoint, served.name)),
                                  endpoint.connector(served))
-    encoder, name = endpoint_encoder(embedder.embed, served.name, served.endpoint), served.name
+    encoder, name = clsd_encoder(embedder.embed, served.name, served.endpoint), served.name
     task, encode_kwargs = clsd_task(folder), {"batch_size": served.inputs_per_request}
 else:
     spec = models.model_spec(snakemake.config, snakemake.wildcards.model)
@@ -59,7 +52,7 @@ else:
     # results are the model's own; int8 or half precision is an mteb experiment (load_experiments="match_name")
     reduced = runs_on["quantize"] != "none" or runs_on["dtype"] != "float32"
     experiment = {key: runs_on[key] for key in ("backend", "quantize", "dtype")} if reduced else None
-    encoder, name = clsd_encoder(model, models.applied_prefix(spec, model.prompts), spec.name, revision, experiment), spec.name
+    encoder, name = clsd_encoder(lambda texts: models.encode(model, spec, texts), spec.name, revision, experiment), spec.name
     task = clsd_task(folder)
     encode_kwargs = {"batch_size": spec.batch_size}
 if manifest["subsets"]:

@@ -193,38 +193,27 @@ def clsd_task(folder: str | Path) -> CLSDTask:
     return task_class()
 
 
-def clsd_encoder(model: Any, applied_prefix: str, name: str, revision: str, experiment: dict[str, str] | None = None) -> Any:
-    """mteb's own wrapper of a loaded SentenceTransformer, encoding queries and candidates exactly as clsd's embedding
-    step does: `applied_prefix` (the named prompt and the configured prefix) before every text, no other prompt of the
-    model's; its metadata names the model `name` at `revision` (the folder a clsd model loads from has neither), and
-    `experiment` (e.g. the backend and precision) keeps its results apart from plain PyTorch float32 ones."""
-    from mteb.models.sentence_transformer_wrapper import (
-        SentenceTransformerEncoderWrapper,
-    )
-
-    wrapper = SentenceTransformerEncoderWrapper(model, model_prompts={"query": applied_prefix, "document": applied_prefix})
-    wrapper.mteb_model_meta = wrapper.mteb_model_meta.model_copy(
-        update={"name": name, "revision": revision, "experiment_kwargs": experiment or None})
-    return wrapper
-
-
-def endpoint_encoder(embed: Callable[[list[str]], Any], name: str, revision: str) -> Any:
-    """An mteb encoder of a model served behind an endpoint: `embed` (clsd.embed.endpoint.Embedder.embed: the model's
-    prefix before every text, vectors from the vector store, so what the embedding job stored is not sent again) encodes
-    queries and candidates alike; its metadata names the endpoint's model `name` at `revision` (the endpoint), scored by
-    cosine as clsd scores."""
+def clsd_encoder(encode: Callable[[list[str]], Any], name: str, revision: str, experiment: dict[str, str] | None = None) -> Any:
+    """The one mteb encoder of a clsd model, whatever runs it: `encode` is the embedding step's own (a model loaded
+    here: clsd.embed.models.encode, its prefix and named prompt, backend and precision; a model served behind an
+    endpoint: clsd.embed.endpoint.Embedder.embed, its vectors from the vector store, so what the embedding job stored
+    is not sent again), used for queries and candidates alike, so mteb ranks the vectors clsd scored. Its metadata
+    names the model `name` at `revision` (the folder a clsd model loads from has neither; an endpoint's revision is
+    the endpoint), scored by cosine as clsd scores; `experiment` (e.g. the backend and precision) keeps its results
+    apart from plain PyTorch float32 ones."""
     from mteb.models.abs_encoder import AbsEncoder
     from mteb.models.model_meta import ModelMeta, ScoringFunction
 
-    class EndpointEncoder(AbsEncoder):
+    class ClsdEncoder(AbsEncoder):
         def __init__(self) -> None:
-            self.mteb_model_meta = ModelMeta.create_empty(overwrites={"name": name, "revision": revision, "loader": type(self),
-                                                                      "similarity_fn_name": ScoringFunction.COSINE})
+            self.mteb_model_meta = ModelMeta.create_empty(overwrites={
+                "name": name, "revision": revision, "loader": type(self), "similarity_fn_name": ScoringFunction.COSINE,
+                "experiment_kwargs": experiment or None})
 
         def encode(self, inputs: Any, **kwargs: Any) -> Any:
-            return embed([text for batch in inputs for text in batch["text"]])
+            return encode([text for batch in inputs for text in batch["text"]])
 
-    return EndpointEncoder()
+    return ClsdEncoder()
 
 
 def qrels_of(folder: Path, subset: str) -> dict[str, dict[str, int]]:
