@@ -29,7 +29,8 @@ import polars as pl
 from clsd.core.io import read_table, write_table
 from clsd.core.provenance import cpu_features
 from clsd.data import candidates, corpora
-from clsd.embed import backends, exports, models
+from clsd.embed import backends, exports, loaded, tables
+from clsd.embed.spec import ModelSpec
 from clsd.serving.model_store import RECIPES, materialise
 from clsd.score import precision
 
@@ -63,28 +64,28 @@ def published_items() -> list[pl.DataFrame]:
     return tables
 
 
-def published_p1(model, spec: models.ModelSpec, tag: str, tables: list[pl.DataFrame]) -> float:
+def published_p1(model, spec: ModelSpec, tag: str, tables: list[pl.DataFrame]) -> float:
     """Mean P@1 (percent) over both samples and both directions."""
     values = []
     for table in tables:
         texts = candidates.distinct_texts(table)
-        prefix = models.row_key_prefix(tag, models.applied_prefix(spec, model.prompts))
-        keyed = models.embedding_table(texts, prefix, models.encode(model, spec, texts))
+        prefix = loaded.row_key_prefix(tag, loaded.applied_prefix(spec, model.prompts))
+        keyed = tables.embedding_table(texts, prefix, loaded.encode(model, spec, texts))
         values += list(precision.summary(precision.score(table, keyed, prefix, ["de-fr", "fr-de"])).values())
     return sum(values) / len(values)
 
 
-def workflow_step(model, spec: models.ModelSpec, tag: str, texts_path: Path, out: Path) -> float:
+def workflow_step(model, spec: ModelSpec, tag: str, texts_path: Path, out: Path) -> float:
     """What the `embed` rule does after loading the model; returns seconds."""
     start = time.perf_counter()
     texts = candidates.distinct_texts(read_table(texts_path))
-    vectors = models.encode(model, spec, texts)
-    prefix = models.row_key_prefix(tag, models.applied_prefix(spec, model.prompts))
-    write_table(models.embedding_table(texts, prefix, vectors), out, {"bench": True})
+    vectors = loaded.encode(model, spec, texts)
+    prefix = loaded.row_key_prefix(tag, loaded.applied_prefix(spec, model.prompts))
+    write_table(tables.embedding_table(texts, prefix, vectors), out, {"bench": True})
     return time.perf_counter() - start
 
 
-def bare_encode(model, spec: models.ModelSpec, texts: list[str]) -> tuple[float, np.ndarray]:
+def bare_encode(model, spec: ModelSpec, texts: list[str]) -> tuple[float, np.ndarray]:
     """Seconds of a bare `encode` of `texts`, and the unit vectors."""
     start = time.perf_counter()
     vectors = model.encode(texts, prompt_name=spec.prompt_name, batch_size=spec.batch_size, convert_to_numpy=True)
@@ -107,7 +108,7 @@ def break_even(export_seconds: float | None, torch_per_s: float, backend_per_s: 
     return round(export_seconds / (1 / torch_per_s - 1 / backend_per_s))
 
 
-def exported(spec: models.ModelSpec, manifest: dict) -> str:
+def exported(spec: ModelSpec, manifest: dict) -> str:
     """The export file of `spec`'s backend, built (or reused) in the model store exactly as export_model does."""
     return exports.ensure(STORE, spec, {"weights_sha256": manifest["weights_sha256"]})["file"]
 
@@ -137,12 +138,12 @@ def main() -> None:
         write_table(pl.DataFrame({"id": range(args.step_n), "lang": "x", "slot": 0, "text": texts[: args.step_n]}), texts_path, {})
         for name in args.backends.split(","):
             backend, quantize, dtype = variant(name)
-            spec = models.ModelSpec(key=args.model, name=recipe.hf_name, load_from=str(folder), prompt_name=prompt, batch_size=16,
+            spec = ModelSpec(key=args.model, name=recipe.hf_name, load_from=str(folder), prompt_name=prompt, batch_size=16,
                                    backend=backend, quantize=quantize, dtype=dtype)
             start = time.perf_counter()
             export_file = exported(spec, manifest) if backends.needs_export(backend) else None
             export_seconds = time.perf_counter() - start  # near 0 when the store already held the export
-            model, runs_on = models.load_model(spec, "auto", export_file)
+            model, runs_on = loaded.load_model(spec, "auto", export_file)
             bare_encode(model, spec, texts[:32])  # warm-up
             bare, vectors = bare_encode(model, spec, texts)
             if name == "torch":

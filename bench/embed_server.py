@@ -5,7 +5,7 @@ For each model (all-MiniLM-L6-v2, EmbeddingGemma-300m with its BitextMining prom
 clsd.embed.backends.llama_server, once into --gguf-dir), on the same texts — every distinct text of the 100 published sample
 items of config/wmt-local.yaml (first 50 of WMT19 and WMT21: sources, targets and GPT-4 distractors) —: texts/s of
 bare torch `encode` (batches of 32) and of the served model through the workflow's own endpoint path
-(clsd.embed.endpoint: requests of 32 texts into a new vector store, so every text is sent), P@1 on those items (both
+(clsd.embed.served: requests of 32 texts into a new vector store, so every text is sent), P@1 on those items (both
 directions) from the same vectors, and the lowest cosine of the served vectors with torch's. The server runs on `--threads` threads with each of `--slots` (sequences
 embedded at once); the result records the CPU's instruction sets, the CPU variant ggml loaded, and the CPU time other
 processes took while it ran (`other_cpus`, in CPUs: above 0.1 the figures are not those of an idle machine).
@@ -36,9 +36,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from clsd.core.provenance import cpu_features  # noqa: E402
 from clsd.data import candidates  # noqa: E402
-from clsd.embed import endpoint, models  # noqa: E402
+from clsd.embed import loaded, served  # noqa: E402
+from clsd.embed.tables import embedding_table  # noqa: E402
+from clsd.embed.spec import ModelSpec  # noqa: E402
 from clsd.serving.model_store import RECIPES, materialise  # noqa: E402
-from clsd.embed.served import EndpointModel  # noqa: E402
 from clsd.embed.token_counts import TokenCounter  # noqa: E402
 from clsd.embed.vectors import VectorStore  # noqa: E402
 from clsd.serving.server import LlamaServer, server_program  # noqa: E402
@@ -64,7 +65,7 @@ def own_seconds() -> float:
 
 def p1(tables: list[pl.DataFrame], texts: list[str], vectors: np.ndarray) -> float:
     """Mean P@1 (percent) over both samples and both directions, from the vectors of `texts` (every text of them)."""
-    keyed = models.embedding_table(texts, "", vectors)
+    keyed = embedding_table(texts, "", vectors)
     values = [p for table in tables for p in precision.summary(precision.score(table, keyed, "", ["de-fr", "fr-de"])).values()]
     return sum(values) / len(values)
 
@@ -81,9 +82,9 @@ def gguf_of(name: str, outtype: str, folder: Path, gguf_dir: Path) -> Path:
 
 def served_encoder(base_url: str, prefix: str, store: Path):
     """Texts → unit vectors through the workflow's endpoint path, into a new vector store (every text is sent)."""
-    model = EndpointModel(key="bench", name="bench", base_url=base_url, prefix=prefix, inputs_per_request=32, concurrency=1,
+    model = ModelSpec(key="bench", name="bench", base_url=base_url, prefix=prefix, inputs_per_request=32, concurrency=1,
                           timeout=600)
-    embedder = endpoint.Embedder(model, VectorStore(store), TokenCounter(), endpoint.connector(model))
+    embedder = served.Embedder(model, VectorStore(store), TokenCounter(), served.connector(model))
 
     def encode(texts: list[str]) -> np.ndarray:
         vectors = embedder.embed(texts)
@@ -115,10 +116,10 @@ def main() -> None:
     log.info("CPU: %s, %d logical CPUs, %s", cpu["model"], cpu["logical_cpus"], cpu["instruction_sets"])
     results = []
     for name in names:
-        spec = models.ModelSpec(key=name, name=RECIPES[name].hf_name, load_from=str(folders[name]), prompt_name=PROMPTS[name],
+        spec = ModelSpec(key=name, name=RECIPES[name].hf_name, load_from=str(folders[name]), prompt_name=PROMPTS[name],
                                 batch_size=32)
-        model, _ = models.load_model(spec, "cpu")
-        prefix = models.applied_prefix(spec, model.prompts)
+        model, _ = loaded.load_model(spec, "cpu")
+        prefix = loaded.applied_prefix(spec, model.prompts)
         bare_encode(model, spec, texts[:32])  # warm-up
         seconds, reference = bare_encode(model, spec, texts)
         torch_p1 = p1(tables, texts, reference)

@@ -7,7 +7,7 @@
 import clsd.data.jobs as data_jobs
 import clsd.embed.jobs as embed_jobs
 from clsd.embed.jobs import endpoint_models, loaded_models
-from clsd.embed.models import export_identity, model_identity
+from clsd.embed.spec import export_identity, model_identity, model_spec
 
 
 rule materialise_model:
@@ -39,6 +39,7 @@ rule export_model:
         runtime=config["resources"]["embed_runtime"],
     params:
         model=lambda w: export_identity(config, w.model),
+        spec=lambda w: model_spec(config, w.model),
         backend=lambda w: embed_jobs.backend_code(config, w.model),
         code=code("export_model.py"),
     script:
@@ -68,6 +69,7 @@ rule embed:
         gpu=config["resources"]["embed_gpu"],
     params:
         model=lambda w: model_identity(config, w.model),
+        spec=lambda w: model_spec(config, w.model),
         languages=dataset_languages,
         backend=lambda w: embed_jobs.backend_code(config, w.model),
         code=code("embed.py"),
@@ -95,6 +97,8 @@ rule embed_endpoint:
     threads: 1
     params:
         model=lambda w: model_identity(config, w.model),
+        spec=lambda w: model_spec(config, w.model),
+        store=embed_jobs.embedding_store(config),
         languages=dataset_languages,
         code=code("embed_endpoint.py"),
     script:

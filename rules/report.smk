@@ -7,7 +7,7 @@ import clsd.analysis.jobs as analysis_jobs
 import clsd.embed.jobs as embed_jobs
 import clsd.report.jobs as report_jobs
 from clsd.analysis.jobs import profile_reference
-from clsd.embed.models import model_identity
+from clsd.embed.spec import model_identity, model_spec
 
 
 rule table2:
@@ -157,6 +157,8 @@ rule mteb_evaluate:
         gpu=config["resources"]["embed_gpu"],
     params:
         model=lambda w: model_identity(config, w.model),
+        spec=lambda w: model_spec(config, w.model),
+        store=embed_jobs.embedding_store(config),
         backend=lambda w: embed_jobs.backend_code(config, w.model),
         code=code("mteb_evaluate.py"),
     script:

@@ -39,7 +39,8 @@ def minilm_folder() -> Path:
 
 @pytest.fixture(scope="session")
 def minilm(minilm_folder: Path):
-    from clsd.embed.models import ModelSpec, load_model
+    from clsd.embed.loaded import load_model
+    from clsd.embed.spec import ModelSpec
 
     spec = ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
     model, _ = load_model(spec, "cpu")

@@ -6,7 +6,7 @@ import pytest
 from clsd.analysis import distractor_stats, shifts, swaps, table3
 from clsd.core import intervals
 from clsd.data import candidates as candidates_module
-from clsd.embed.models import embedding_table
+from clsd.embed.tables import embedding_table
 
 # ---- single-word pairs -------------------------------------------------------------------------
 

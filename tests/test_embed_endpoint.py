@@ -1,4 +1,4 @@
-"""Embedding models served behind an endpoint (clsd.embed.endpoint) against a fault-injecting embedding server on
+"""Embedding models served behind an endpoint (clsd.embed.served) against a fault-injecting embedding server on
 127.0.0.1 (tests/embedding_server.py) and a real SQLite vector store: faults retried, bad answers stored nowhere,
 every vector paid for once; the config's checks; the estimate before anything is sent."""
 
@@ -12,10 +12,10 @@ import pytest
 from clsd import config as cfg
 from clsd.serving.client import EndpointError, RequestRejected
 from clsd.core.errors import InputError
-from clsd.embed import endpoint
-from clsd.embed.endpoint import BadAnswer, Embedder
+from clsd.embed import served
+from clsd.embed.served import BadAnswer, Embedder
 from clsd.embed.jobs import endpoint_models, loaded_models
-from clsd.embed.served import EndpointModel
+from clsd.embed.spec import ModelSpec
 from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
 from embedding_server import DIMENSION, EmbeddingServer, tokens_of, vector_of
@@ -23,13 +23,13 @@ from embedding_server import DIMENSION, EmbeddingServer, tokens_of, vector_of
 TEXTS = [f"Der Stadtrat Nummer {i} hat am Dienstag den Bau von Schulen genehmigt." for i in range(10)]
 
 
-def served(server: EmbeddingServer, **settings) -> EndpointModel:
-    return EndpointModel(**{"key": "served", "name": "fault-embed", "base_url": server.base_url, "inputs_per_request": 4,
+def fault_model(server: EmbeddingServer, **settings) -> ModelSpec:
+    return ModelSpec(**{"key": "served", "name": "fault-embed", "base_url": server.base_url, "inputs_per_request": 4,
                             "concurrency": 1, "timeout": 2.0, "retries": 3} | settings)
 
 
-def embedder(model: EndpointModel, store: VectorStore, counter: TokenCounter | None = None, **kwargs) -> Embedder:
-    return Embedder(model, store, counter or TokenCounter(), endpoint.connector(model), **kwargs)
+def embedder(model: ModelSpec, store: VectorStore, counter: TokenCounter | None = None, **kwargs) -> Embedder:
+    return Embedder(model, store, counter or TokenCounter(), served.connector(model), **kwargs)
 
 
 def expected(texts: list[str], dimension: int = DIMENSION) -> np.ndarray:
@@ -40,14 +40,14 @@ def test_faults_are_retried_answers_in_another_order_put_back_and_a_rerun_sends_
     plans = {"Nummer 1 ": ["429", "ok"], "Nummer 5 ": ["500", "hang", "shuffled"], "Nummer 9 ": ["shuffled"]}
     store = VectorStore(tmp_path / "vectors.sqlite")
     with EmbeddingServer(plans=plans, hang_seconds=4.0, retry_after="0") as server:
-        first = embedder(served(server), store)
+        first = embedder(fault_model(server), store)
         vectors = first.embed(TEXTS)
         np.testing.assert_allclose(vectors, expected(TEXTS), rtol=1e-6)  # every vector on its own text
         # 3 requests of at most 4 texts, plus a 429, a 500 and a hang past the timeout, each retried
         assert [asked.behaviour for asked in server.asked] == ["429", "ok", "500", "hang", "shuffled", "shuffled"]
         assert (first.sent.requests, first.sent.texts, first.sent.http_requests, first.sent.retries) == (3, 10, 6, 3)
         assert first.sent.prompt_tokens == sum(tokens_of(text) for text in TEXTS)
-        again = embedder(served(server), store).embed(list(reversed(TEXTS)))
+        again = embedder(fault_model(server), store).embed(list(reversed(TEXTS)))
         assert len(server.asked) == 6  # a rerun (here in another order) sends nothing
         np.testing.assert_allclose(again, expected(TEXTS)[::-1], rtol=1e-6)
     assert store.count() == 10
@@ -63,7 +63,7 @@ def test_faults_are_retried_answers_in_another_order_put_back_and_a_rerun_sends_
 def test_a_bad_answer_is_an_error_naming_the_request_and_nothing_of_it_is_stored(tmp_path, fault, message):
     store = VectorStore(tmp_path / "vectors.sqlite")
     with EmbeddingServer(plans={"Nummer 4 ": [fault]}) as server:
-        job = embedder(served(server), store)
+        job = embedder(fault_model(server), store)
         with pytest.raises(BadAnswer, match=rf"{server.base_url}: request 2 of 3 \(4 texts, the first 'Der Stadtrat Nummer 4 .*"
                                             rf"{message}.*nothing of it was stored"):
             job.embed(TEXTS)
@@ -82,7 +82,7 @@ def test_a_200_that_is_no_embeddings_answer_names_the_model_s_base_url_and_nothi
         with pytest.raises(EndpointError, match=rf"^{server.base_url}: not an embeddings answer: HTTP 200 with unreadable "
                                                 rf"response: {what}; 2 such answers, not asked again \(each may be billed\) "
                                                 rf"\(\w+\); check models.served.endpoint.base_url: the API's base URL"):
-            embedder(served(server), store).embed(TEXTS)
+            embedder(fault_model(server), store).embed(TEXTS)
         assert len(server.asked) == 2  # asked once more (a proxy's hiccup), then stopped
     assert store.count() == 0
 
@@ -93,17 +93,17 @@ def test_dimensions_that_change_between_answers_are_an_error(tmp_path):
     store = VectorStore(tmp_path / "vectors.sqlite")
     with EmbeddingServer(plans={"Nummer 8 ": ["wrong_dims", "wrong_dims"]}) as server:
         with pytest.raises(BadAnswer, match=f"request 3 of 3 .*{DIMENSION - 2} dimensions; {DIMENSION} expected"):
-            embedder(served(server), store).embed(TEXTS)
+            embedder(fault_model(server), store).embed(TEXTS)
         with pytest.raises(BadAnswer, match=f"request 1 of 1 .*{DIMENSION - 2} dimensions; {DIMENSION} expected"):
-            embedder(served(server), store).embed(TEXTS)
+            embedder(fault_model(server), store).embed(TEXTS)
     assert store.count() == 8
 
 
 def test_dimensions_asked_for_are_sent_checked_and_part_of_the_key(tmp_path):
     store = VectorStore(tmp_path / "vectors.sqlite")
     with EmbeddingServer() as server:
-        short = embedder(served(server, dimensions=4), store).embed(TEXTS[:2])
-        full = embedder(served(server), store).embed(TEXTS[:2])
+        short = embedder(fault_model(server, dimensions=4), store).embed(TEXTS[:2])
+        full = embedder(fault_model(server), store).embed(TEXTS[:2])
         assert len(server.asked) == 2  # other dimensions, other vectors: asked for again
     np.testing.assert_allclose(short, expected(TEXTS[:2], 4), rtol=1e-6)
     assert full.shape == (2, DIMENSION)
@@ -117,7 +117,7 @@ def test_401_and_404_fail_at_once_naming_the_key_or_the_model(tmp_path, monkeypa
     monkeypatch.setenv("CLSD_TEST_KEY", "sk-test-0123456789")
     with EmbeddingServer(plans={"Nummer": [str(status)]}) as server:
         with pytest.raises(RequestRejected, match=f"HTTP {status}: injected {status}; {hint}"):
-            embedder(served(server, api_key_env="CLSD_TEST_KEY"), VectorStore(tmp_path / "v.sqlite")).embed(TEXTS)
+            embedder(fault_model(server, api_key_env="CLSD_TEST_KEY"), VectorStore(tmp_path / "v.sqlite")).embed(TEXTS)
         assert len(server.asked) == 1
 
 
@@ -126,7 +126,7 @@ def test_the_api_key_is_sent_but_never_stored_or_shown(tmp_path, monkeypatch):
     monkeypatch.setenv("CLSD_TEST_KEY", secret)
     path = tmp_path / "vectors.sqlite"
     with EmbeddingServer(plans={"Nummer 4 ": ["401_echo"]}) as server:
-        model = served(server, api_key_env="CLSD_TEST_KEY")
+        model = fault_model(server, api_key_env="CLSD_TEST_KEY")
         with pytest.raises(RequestRejected) as failure:
             embedder(model, VectorStore(path)).embed(TEXTS)
         assert server.asked[0].authorization == f"Bearer {secret}"
@@ -136,24 +136,24 @@ def test_the_api_key_is_sent_but_never_stored_or_shown(tmp_path, monkeypatch):
 
 def test_a_remote_endpoint_needs_its_key_and_a_loopback_server_none(monkeypatch):
     monkeypatch.delenv("CLSD_TEST_KEY", raising=False)
-    remote = EndpointModel(key="oa", name="text-embedding-3-small", base_url="https://api.example.org/v1", api_key_env="CLSD_TEST_KEY")
+    remote = ModelSpec(key="oa", name="text-embedding-3-small", base_url="https://api.example.org/v1", api_key_env="CLSD_TEST_KEY")
     with pytest.raises(InputError, match="models.oa.endpoint.api_key_env: set the API key of https://api.example.org/v1 in "
                                          "the environment variable CLSD_TEST_KEY"):
-        endpoint.connector(remote)()
-    local = EndpointModel(key="tei", name="bge-m3", base_url="http://127.0.0.1:8080/v1", api_key_env="CLSD_TEST_KEY")
-    assert endpoint.connector(local)().url == "http://127.0.0.1:8080/v1"
+        served.connector(remote)()
+    local = ModelSpec(key="tei", name="bge-m3", base_url="http://127.0.0.1:8080/v1", api_key_env="CLSD_TEST_KEY")
+    assert served.connector(local)().url == "http://127.0.0.1:8080/v1"
 
 
 def test_a_too_long_text_is_an_error_naming_it_unless_truncation_is_chosen(tmp_path):
     long = "Ein sehr langer Satz " * 10
     store = VectorStore(tmp_path / "vectors.sqlite")
     with EmbeddingServer() as server:
-        model = served(server, max_input_tokens=12, prefix="query: ")
+        model = fault_model(server, max_input_tokens=12, prefix="query: ")
         with pytest.raises(InputError, match=r"models.served.endpoint.max_input_tokens: the text 'Ein sehr langer Satz .* is "
                                              r"55 tokens \(4 characters per token .*over the limit of 12; set endpoint.truncate"):
             embedder(model, store).embed([TEXTS[0][:40], long])
         assert server.asked == []  # found before anything was sent
-        job = embedder(served(server, max_input_tokens=12, prefix="query: ", truncate=True), store)
+        job = embedder(fault_model(server, max_input_tokens=12, prefix="query: ", truncate=True), store)
         vectors = job.embed([TEXTS[0][:40], long])
         assert server.asked[0].inputs == ["query: " + TEXTS[0][:40], ("query: " + long)[:48]] and job.sent.truncated == 1
     np.testing.assert_allclose(vectors[1], vector_of(("query: " + long)[:48]), rtol=1e-6)
@@ -167,14 +167,14 @@ def test_the_model_s_tokenizer_counts_and_cuts_whole_tokens(minilm_folder):
 
 
 def test_requests_respect_the_inputs_and_tokens_per_request():
-    requests = endpoint.plan(list("abcdef"), list("ABCDEF"), [5, 5, 5, 20, 1, 1], per_request=3, token_budget=12)
+    requests = served.plan(list("abcdef"), list("ABCDEF"), [5, 5, 5, 20, 1, 1], per_request=3, token_budget=12)
     assert [request.texts for request in requests] == [["A", "B"], ["C"], ["D"], ["E", "F"]]
     assert [request.tokens for request in requests] == [10, 5, 20, 2]
 
 
 def test_tokens_per_minute_space_the_requests(tmp_path):
     with EmbeddingServer() as server:
-        embedder(served(server, tokens_per_minute=6000), VectorStore(tmp_path / "v.sqlite")).embed(TEXTS)
+        embedder(fault_model(server, tokens_per_minute=6000), VectorStore(tmp_path / "v.sqlite")).embed(TEXTS)
         times = [asked.time for asked in server.asked]
     # a request of 4 texts is about 72 tokens at the default 4 characters per token: the next one starts 0.7 s later
     tokens = [sum(-(-len(text) // 4) for text in TEXTS[i:i + 4]) for i in (0, 4)]
@@ -187,12 +187,12 @@ def test_a_failed_job_keeps_every_committed_answer_and_the_next_job_sends_only_t
     path = tmp_path / "vectors.sqlite"
     with EmbeddingServer(plans={"Nummer 6 ": ["401"]}) as server:
         with pytest.raises(EndpointError):
-            embedder(served(server), VectorStore(path)).embed(TEXTS)
+            embedder(fault_model(server), VectorStore(path)).embed(TEXTS)
         db = sqlite3.connect(path)
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert db.execute("SELECT COUNT(*), SUM(texts) FROM requests").fetchone() == (1, 4)
         db.close()
-        again = embedder(served(server), VectorStore(path))
+        again = embedder(fault_model(server), VectorStore(path))
         again.embed(TEXTS)
         assert again.sent.texts == 6 and server.texts_sent()[-6:] == TEXTS[4:]
 
@@ -200,13 +200,13 @@ def test_a_failed_job_keeps_every_committed_answer_and_the_next_job_sends_only_t
 def test_the_estimate_counts_what_the_store_lacks_and_prices_it(tmp_path):
     store = VectorStore(tmp_path / "vectors.sqlite")
     with EmbeddingServer() as server:
-        model = served(server, input_per_1k=0.02)
+        model = fault_model(server, input_per_1k=0.02)
         embedder(model, store).embed(TEXTS[:4])
         # the history: the server counted words + 2 per text; characters per token from it
         chars, requests = store.chars_per_token(model.endpoint, model.name)
         assert requests == 1 and chars == pytest.approx(sum(map(len, TEXTS[:4])) / sum(map(tokens_of, TEXTS[:4])))
         job = embedder(model, store, TokenCounter(None, chars, requests))
-        found = endpoint.estimate(job, "d", "direct", TEXTS, assumed=[TEXTS[0]] * 3, notes=["stand-ins"])
+        found = served.estimate(job, "d", "direct", TEXTS, assumed=[TEXTS[0]] * 3, notes=["stand-ins"])
         assert len(server.asked) == 1  # nothing sent
     to_send = TEXTS[4:] + [TEXTS[0]] * 3
     tokens = sum(-(-len(text) // chars) for text in to_send)
@@ -248,7 +248,7 @@ def test_an_endpoint_model_needs_a_vector_store_it_can_write(tmp_path):
 
 
 def test_an_endpoint_model_s_identity_holds_what_its_vectors_depend_on():
-    from clsd.embed.models import model_identity
+    from clsd.embed.spec import model_identity
 
     config = cfg.validate(with_model(prefix="query: ", endpoint={"base_url": "https://api.openai.com/v1/", "dimensions": 256,
                                                                   "inputs_per_request": 2048, "prices": {"input_per_1k": 0.00002}}))

@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import pytest
 from clsd import config as cfg
 from clsd.core.io import write_table
-from clsd.embed import models
+from clsd.embed import loaded, tables
+from clsd.embed.spec import model_spec
 from clsd.report.hf_export import export
 from clsd.score import precision
 from snakemake.iocontainers import InputFiles
@@ -45,10 +46,10 @@ def test_the_script_loads_the_model_from_the_config_and_agrees_with_clsds_scores
         "device": "cpu", "mteb": {"evaluate": True, "cache": str(tmp_path / "mteb-cache")},
         "datasets": {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": "sample.csv"}}},
         "models": {"minilm": {"name": "sentence-transformers/all-MiniLM-L6-v2", "source": "local", "path": str(minilm_folder)}}})
-    spec = models.model_spec(config, "minilm")
-    model, _ = models.load_model(spec, "cpu")
+    spec = model_spec(config, "minilm")
+    model, _ = loaded.load_model(spec, "cpu")
     texts = view.table["text"].unique(maintain_order=True).to_list()
-    scores = precision.score(view.table, models.embedding_table(texts, "", models.encode(model, spec, texts)), "", DIRECTIONS)
+    scores = precision.score(view.table, tables.embedding_table(texts, "", loaded.encode(model, spec, texts)), "", DIRECTIONS)
     write_table(scores, tmp_path / "scores.parquet", {})
     output = SimpleNamespace(result=str(tmp_path / "result.json"), check=str(tmp_path / "check.json"))
     snakemake = SimpleNamespace(

@@ -13,7 +13,8 @@ import polars as pl
 import pytest
 from clsd.core.errors import InputError
 from clsd.core.io import read_meta, write_table
-from clsd.embed import models
+from clsd.embed import loaded, tables
+from clsd.embed.spec import ModelSpec
 from clsd.report.mteb_task import (
     MAIN_SCORE,
     clsd_encoder,
@@ -39,9 +40,9 @@ DIRECTIONS = ["de-fr", "fr-de"]
 
 def clsd_scores(model, table: pl.DataFrame) -> pl.DataFrame:
     """clsd's own scoring of a candidate table (embedding step without prefix, then `score`)."""
-    spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from="")
+    spec = ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from="")
     texts = table["text"].unique(maintain_order=True).to_list()
-    return precision.score(table, models.embedding_table(texts, "", models.encode(model, spec, texts)), "", DIRECTIONS)
+    return precision.score(table, tables.embedding_table(texts, "", loaded.encode(model, spec, texts)), "", DIRECTIONS)
 
 
 def evaluate(model, folder: Path, predictions: Path):
@@ -133,8 +134,8 @@ def test_a_tie_with_a_distractor_is_a_failure_for_mteb_and_clsd(sample_run, mini
     ours = clsd_scores(minilm, copied)
     row = ours.filter((pl.col("direction") == "de-fr") & (pl.col("id") == item))
     assert row["cos_true"][0] == row["cos_d2"][0] and not row["correct"][0]
-    spec = models.ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from="")
-    encoder = clsd_encoder(lambda texts: models.encode(minilm, spec, texts), "sentence-transformers/all-MiniLM-L6-v2", "test")
+    spec = ModelSpec(key="minilm", name="all-MiniLM-L6-v2", load_from="")
+    encoder = clsd_encoder(lambda texts: loaded.encode(minilm, spec, texts), "sentence-transformers/all-MiniLM-L6-v2", "test")
     result, predictions = evaluate(encoder, tmp_path / "hf", tmp_path / "predictions")
     subsets = {entry["hf_subset"]: entry for entry in result.scores["test"]}
     de_fr = ours.filter(pl.col("direction") == "de-fr")["correct"]

@@ -4,7 +4,7 @@ import numpy as np
 import polars as pl
 import pytest
 from clsd.core.keys import text_key
-from clsd.embed.models import embedding_table
+from clsd.embed.tables import embedding_table
 from clsd.score import precision
 
 

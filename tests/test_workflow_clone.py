@@ -84,3 +84,18 @@ def test_editing_the_scoring_module_replans_scoring_and_what_follows_only(finish
     rules = planned_rules(clone)
     assert {"score", "table2", "mteb_json", "table3", "examples"} <= rules
     assert not rules & {"parallel", "distractors", "validate_distractors", "candidates", "materialise_model", "embed", "single_word_pairs"}
+
+
+def test_where_a_model_loads_from_is_in_its_job_s_spec_not_in_its_rerun_trigger(finished, tmp_path):
+    """The embedding job gets its whole ModelSpec from the rule (param `spec`, with the folder it loads from) and reruns
+    on its identity (param `model`) only: a copy of the model store elsewhere plans nothing, and a job run again loads
+    the model from where the config now says."""
+    clone = moved(finished, tmp_path)
+    store = tmp_path / "another" / "store"
+    shutil.copytree(MODEL_STORE / "all-MiniLM-L6-v2", store / "all-MiniLM-L6-v2")
+    config = yaml.safe_load((clone / "config.yaml").read_text(encoding="utf-8")) | {"model_store": str(store)}
+    (clone / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    assert planned_rules(clone) == set()
+    run(clone, "--forcerun", "results/embeddings/minilm/sample/direct.parquet", "--until", "embed")
+    log = (clone / "results/logs/embed/minilm/sample/direct.log").read_text(encoding="utf-8")
+    assert f"with {store / 'all-MiniLM-L6-v2'} (torch backend" in log

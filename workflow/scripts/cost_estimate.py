@@ -1,5 +1,5 @@
 """Rule `cost_estimate`: what every paid request of the config will send and cost, before any is sent — the LLM's
-(rule generation_estimate's table, as it is) and each embedding endpoint's per dataset and view (clsd.embed.endpoint:
+(rule generation_estimate's table, as it is) and each embedding endpoint's per dataset and view (clsd.embed.served:
 the texts the vector store lacks, their requests, tokens and price). Nothing contacts an endpoint.
 
 Texts not written yet are stood in for, and said so: an LLM's distractors by four copies of the sentence they are
@@ -16,8 +16,8 @@ from clsd.core import logs, render
 from clsd.core.io import read_table
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.paths import keyed
-from clsd.embed import endpoint
-from clsd.embed.served import EndpointModel
+from clsd.embed import served
+from clsd.embed.spec import model_spec
 from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
 
@@ -29,9 +29,9 @@ tokenizers = {model: path for (model,), path in keyed(snakemake.input, "tokenize
 found = []
 store = VectorStore(embedding_store(config)) if parallel else None
 for name in snakemake.params.models:
-    model = EndpointModel.from_config(name, config["models"][name])
+    model = model_spec(config, name)
     counter = TokenCounter(tokenizers.get(name), *store.chars_per_token(model.endpoint, model.name))
-    embedder = endpoint.Embedder(model, store, counter, endpoint.connector(model))
+    embedder = served.Embedder(model, store, counter, served.connector(model))
     for dataset, path in parallel.items():
         pairs, languages = read_table(path), config["datasets"][dataset]["languages"]
         known = [text for lang in languages for text in pairs[lang].to_list()]
@@ -44,12 +44,12 @@ for name in snakemake.params.models:
             assumed = [text for lang in languages for text in pairs[lang].to_list() for _ in range(N_DISTRACTORS)]
             notes.append(f"the LLM's distractors are not written yet: {N_DISTRACTORS} per item and language, each as long as "
                          "its sentence, none in the vector store")
-        found.append(endpoint.estimate(embedder, dataset, "direct", known, assumed, notes))
+        found.append(served.estimate(embedder, dataset, "direct", known, assumed, notes))
         if "pivot" in snakemake.params.views:
-            found.append(endpoint.estimate(embedder, dataset, "pivot", [], known + assumed, [
+            found.append(served.estimate(embedder, dataset, "pivot", [], known + assumed, [
                 "translations are not made yet: one per text of the direct view, each as long as its original, none in "
                 "the vector store"]))
-        for line in endpoint.log_lines(found[-1]):
+        for line in served.log_lines(found[-1]):
             logging.info(line)
 if store is not None:
     store.close()

@@ -14,10 +14,10 @@ from clsd.core import logs
 from clsd.core.io import read_meta, read_table, write_table
 from clsd.core.provenance import package_versions
 from clsd.data import candidates
-from clsd.embed import models
+from clsd.embed import loaded, tables
 
 logs.to_file(snakemake.log[0])
-spec = models.model_spec(snakemake.config, snakemake.wildcards.model)
+spec = snakemake.params.spec  # clsd.embed.spec.ModelSpec, built once while Snakemake planned
 table = read_table(snakemake.input.texts)
 export = json.loads(Path(snakemake.input.export[0]).read_text(encoding="utf-8")) if snakemake.input.export else None
 meta = {
@@ -31,11 +31,11 @@ if table.height == 0:
     logging.warning("no item of %s (%s view) can be scored: nothing encoded, %s not loaded", snakemake.wildcards.dataset,
                     snakemake.wildcards.view, spec.name)
     meta |= {"model": {**snakemake.params.model, "applied_prefix": None, "row_key_prefix": None}, "n_texts": 0, "encode_seconds": 0.0}
-    write_table(models.empty_embedding_table(), snakemake.output[0], meta)
+    write_table(tables.empty_embedding_table(), snakemake.output[0], meta)
 else:
-    model, runs_on = models.load_model(spec, snakemake.config["device"], export["file"] if export else None)
-    prefix = models.applied_prefix(spec, model.prompts)
-    key_prefix = models.row_key_prefix(runs_on["tag"], prefix)
+    model, runs_on = loaded.load_model(spec, snakemake.config["device"], export["file"] if export else None)
+    prefix = loaded.applied_prefix(spec, model.prompts)
+    key_prefix = loaded.row_key_prefix(runs_on["tag"], prefix)
     texts = candidates.distinct_texts(table)
     if snakemake.input.parallel:
         texts = candidates.with_originals(texts, read_table(snakemake.input.parallel[0]), snakemake.params.languages)
@@ -43,7 +43,7 @@ else:
                  spec.load_from, runs_on["backend"], runs_on["quantize"], runs_on["dtype"], runs_on["precision"]["activations"],
                  runs_on["device"], runs_on["cpu"]["instruction_sets"], prefix)
     start = time.perf_counter()
-    vectors = models.encode(model, spec, texts)
+    vectors = loaded.encode(model, spec, texts)
     seconds = time.perf_counter() - start
     logging.info("encoded in %.1f s (%.1f texts/s)", seconds, len(texts) / seconds)
     meta |= {
@@ -53,4 +53,4 @@ else:
         "n_texts": len(texts),
         "encode_seconds": round(seconds, 3),
     }
-    write_table(models.embedding_table(texts, key_prefix, vectors), snakemake.output[0], meta)
+    write_table(tables.embedding_table(texts, key_prefix, vectors), snakemake.output[0], meta)

@@ -1,5 +1,5 @@
 """Rule `embed_endpoint`: each distinct text of a dataset view embedded once by a model served behind an endpoint
-(clsd.embed.endpoint), through the vector store: Parquet keyed by text hash like any model's, and a report of what
+(clsd.embed.served), through the vector store: Parquet keyed by text hash like any model's, and a report of what
 the job expected to send, what it sent and what it paid (this run, and every run of the model, dataset and view).
 
 The direct view also embeds the original sentences of parallel pairs that are not scored, as rule `embed` does. A
@@ -11,30 +11,28 @@ import logging
 import time
 from pathlib import Path
 
-from clsd.embed.jobs import embedding_store
 from clsd.core import logs, stopping
 from clsd.core.io import read_meta, read_table, write_table
 from clsd.core.provenance import package_versions
 from clsd.data import candidates
-from clsd.embed import endpoint, models
-from clsd.embed.served import EndpointModel
+from clsd.embed import served, tables
 from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
 
 logs.to_file(snakemake.log[0])
 stopping.install()  # SIGTERM and SIGHUP stop the job as Ctrl-C does: answers in flight stored, the run marked
 dataset, view = snakemake.wildcards.dataset, snakemake.wildcards.view
-model = EndpointModel.from_config(snakemake.wildcards.model, snakemake.config["models"][snakemake.wildcards.model])
+model = snakemake.params.spec  # clsd.embed.spec.ModelSpec, built once while Snakemake planned
 table = read_table(snakemake.input.texts)
 texts = candidates.distinct_texts(table)
 if table.height and snakemake.input.parallel:
     texts = candidates.with_originals(texts, read_table(snakemake.input.parallel[0]), snakemake.params.languages)
-store = VectorStore(embedding_store(snakemake.config))
+store = VectorStore(snakemake.params.store)
 counter = TokenCounter(model.tokenizer, *store.chars_per_token(model.endpoint, model.name))
 run = store.start_run(model.endpoint, model.name, dataset, view)
-embedder = endpoint.Embedder(model, store, counter, endpoint.connector(model), run)
-expected = endpoint.estimate(embedder, dataset, view, texts)
-for line in endpoint.log_lines(expected):
+embedder = served.Embedder(model, store, counter, served.connector(model), run)
+expected = served.estimate(embedder, dataset, view, texts)
+for line in served.log_lines(expected):
     logging.info(line)
 if not texts:
     logging.warning("no item of %s (%s view) can be scored: nothing embedded, %s not asked", dataset, view, model.endpoint)
@@ -74,7 +72,7 @@ meta = {
     "all_runs": report["all_runs"],
 }
 if texts:
-    write_table(models.embedding_table(texts, model.prefix, vectors), snakemake.output.embeddings, meta)
+    write_table(tables.embedding_table(texts, model.prefix, vectors), snakemake.output.embeddings, meta)
 else:
-    write_table(models.empty_embedding_table(), snakemake.output.embeddings, meta)
+    write_table(tables.empty_embedding_table(), snakemake.output.embeddings, meta)
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

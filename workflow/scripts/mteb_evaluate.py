@@ -13,12 +13,10 @@ import tempfile
 from pathlib import Path
 
 import mteb
-from clsd.embed.jobs import embedding_store
 from clsd.core import logs
 from clsd.core.io import read_table
 from clsd.core.paths import keyed
-from clsd.embed import endpoint, models
-from clsd.embed.served import EndpointModel
+from clsd.embed import loaded, served
 from clsd.embed.token_counts import TokenCounter
 from clsd.embed.vectors import VectorStore
 from clsd.report.mteb_task import clsd_encoder, clsd_task, compare_with_scores, locked, read_manifest
@@ -34,25 +32,23 @@ if not manifest["subsets"]:  # every item left out: nothing to evaluate, as in c
     check = []
     result = TaskResult(dataset_revision=manifest["revision"], task_name=manifest["task_name"], mteb_version=mteb.__version__,
                         scores={manifest["split"]: []}, evaluation_time=0.0)
-elif snakemake.config["models"][snakemake.wildcards.model]["source"] == "endpoint":
+elif (spec := snakemake.params.spec).served:  # clsd.embed.spec.ModelSpec, built once while Snakemake planned
     # served behind an endpoint: its vectors from the vector store, where its embedding jobs put them
-    served = EndpointModel.from_config(snakemake.wildcards.model, snakemake.config["models"][snakemake.wildcards.model])
-    vectors = VectorStore(embedding_store(snakemake.config))
-    embedder = endpoint.Embedder(served, vectors, TokenCounter(served.tokenizer, *vectors.chars_per_token(served.endpoint, served.name)),
-                                 endpoint.connector(served))
-    encoder, name = clsd_encoder(embedder.embed, served.name, served.endpoint), served.name
-    task, encode_kwargs = clsd_task(folder), {"batch_size": served.inputs_per_request}
+    vectors = VectorStore(snakemake.params.store)
+    embedder = served.Embedder(spec, vectors, TokenCounter(spec.tokenizer, *vectors.chars_per_token(spec.endpoint, spec.name)),
+                               served.connector(spec))
+    encoder, name = clsd_encoder(embedder.embed, spec.name, spec.endpoint), spec.name
+    task, encode_kwargs = clsd_task(folder), {"batch_size": spec.inputs_per_request}
 else:
-    spec = models.model_spec(snakemake.config, snakemake.wildcards.model)
     export = json.loads(Path(snakemake.input.export[0]).read_text(encoding="utf-8")) if snakemake.input.export else None
-    model, runs_on = models.load_model(spec, snakemake.config["device"], export["file"] if export else None)
+    model, runs_on = loaded.load_model(spec, snakemake.config["device"], export["file"] if export else None)
     source = json.loads(Path(snakemake.input.model[0]).read_text(encoding="utf-8")) if snakemake.input.model else {}
     revision = spec.revision or source.get("weights_sha256") or "no_revision_available"
     # float32 through ONNX Runtime or OpenVINO is the same model as PyTorch's (bench/embed.py: no P@1 change), so its
     # results are the model's own; int8 or half precision is an mteb experiment (load_experiments="match_name")
     reduced = runs_on["quantize"] != "none" or runs_on["dtype"] != "float32"
     experiment = {key: runs_on[key] for key in ("backend", "quantize", "dtype")} if reduced else None
-    encoder, name = clsd_encoder(lambda texts: models.encode(model, spec, texts), spec.name, revision, experiment), spec.name
+    encoder, name = clsd_encoder(lambda texts: loaded.encode(model, spec, texts), spec.name, revision, experiment), spec.name
     task = clsd_task(folder)
     encode_kwargs = {"batch_size": spec.batch_size}
 if manifest["subsets"]:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from clsd.core.io import sha256_file
-from clsd.embed import backends, models
+from clsd.embed import backends, loaded
+from clsd.embed.spec import ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ def build(load_model: Callable[[], Any], wanted: dict[str, Any], folder: Path, p
     return record
 
 
-def ensure(store: str | Path, spec: models.ModelSpec, source: dict[str, Any]) -> dict[str, Any]:
+def ensure(store: str | Path, spec: ModelSpec, source: dict[str, Any]) -> dict[str, Any]:
     """The export of model `spec` (its backend and quantisation) in the store: reused when its identity and files
     match, else built from the model loaded by the reference backend in float32 on the CPU (or derived from the
     float32 ONNX export of the same source when there is one). Returns its manifest: the export file to load, its
@@ -112,6 +113,6 @@ def ensure(store: str | Path, spec: models.ModelSpec, source: dict[str, Any]) ->
         reference = dataclasses.replace(spec, backend=backends.REFERENCE, quantize="none", dtype="float32")
         from_folder = backends.backend(spec.backend).from_folder
         plain = plain_onnx(store, spec.key, source) if (spec.backend, spec.quantize) != BASE and not from_folder else None
-        record = build(lambda: models.load_model(reference, "cpu")[0], wanted, folder, plain,
+        record = build(lambda: loaded.load_model(reference, "cpu")[0], wanted, folder, plain,
                        Path(spec.load_from) if from_folder else None)
     return {"file": str(folder / backends.exporter(spec.backend).FILE), "folder": str(folder), "reused": reused, **record}

@@ -195,8 +195,8 @@ def clsd_task(folder: str | Path) -> CLSDTask:
 
 def clsd_encoder(encode: Callable[[list[str]], Any], name: str, revision: str, experiment: dict[str, str] | None = None) -> Any:
     """The one mteb encoder of a clsd model, whatever runs it: `encode` is the embedding step's own (a model loaded
-    here: clsd.embed.models.encode, its prefix and named prompt, backend and precision; a model served behind an
-    endpoint: clsd.embed.endpoint.Embedder.embed, its vectors from the vector store, so what the embedding job stored
+    here: clsd.embed.loaded.encode, its prefix and named prompt, backend and precision; a model served behind an
+    endpoint: clsd.embed.served.Embedder.embed, its vectors from the vector store, so what the embedding job stored
     is not sent again), used for queries and candidates alike, so mteb ranks the vectors clsd scored. Its metadata
     names the model `name` at `revision` (the folder a clsd model loads from has neither; an endpoint's revision is
     the endpoint), scored by cosine as clsd scores; `experiment` (e.g. the backend and precision) keeps its results

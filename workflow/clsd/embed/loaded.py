@@ -1,4 +1,5 @@
-"""Encoding texts with a sentence-transformers model: device and precision, backend, prompts/prefixes, keyed vectors.
+"""Embedding models loaded and run here (hub, pypi, local): a sentence-transformers model on its device, backend and
+precision, with its prompt and prefix; the keyed vector tables of every model (served ones too).
 
 An embedding row is keyed by the sha256 of the exact text the model saw (prompt and prefix included), after
 a tag of the encoder when it is not plain PyTorch in float32 (`<onnx-int8>`, `<torch-bfloat16>`,
@@ -10,85 +11,16 @@ runtime's defaults, precision) depends.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import polars as pl
 
-from clsd.core.keys import text_key
 from clsd.core.provenance import cpu_features
 from clsd.embed import backends
-from clsd.serving.locations import model_folder
-from clsd.embed.served import EndpointModel
+from clsd.embed.spec import ModelSpec
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """What the workflow needs to load and call one embedding model."""
-
-    key: str
-    name: str
-    load_from: str
-    prefix: str = ""
-    prompt_name: str | None = None
-    trust_remote_code: bool = False
-    revision: str | None = None
-    batch_size: int = 32
-    max_length: int | None = None
-    backend: str = backends.REFERENCE
-    quantize: str = "none"
-    dtype: str = "float32"
-
-    @classmethod
-    def from_config(cls, key: str, model: dict[str, Any], folder: Path | None) -> "ModelSpec":
-        """Build from a validated config entry; `folder` is the local copy (None: load `name` from the hub)."""
-        return cls(
-            key=key,
-            name=model["name"],
-            load_from=str(folder) if folder is not None else model["name"],
-            prefix=model["prefix"],
-            prompt_name=model["prompt_name"],
-            trust_remote_code=model["trust_remote_code"],
-            revision=model["revision"],
-            batch_size=model["batch_size"],
-            max_length=model["max_length"],
-            backend=model["backend"],
-            quantize=model["quantize"],
-            dtype=model["dtype"],
-        )
-
-
-#: The settings an export depends on (prompts, prefix, batch size or dtype change the embeddings, not the export).
-EXPORT_SETTINGS = ("name", "revision", "trust_remote_code", "backend", "quantize")
-
-
-def model_spec(config: dict[str, Any], name: str) -> ModelSpec:
-    """How the jobs load and call model `name` of a validated config: its entry and where it loads from here."""
-    return ModelSpec.from_config(name, config["models"][name], model_folder(config, name))
-
-
-def model_identity(config: dict[str, Any], name: str) -> dict[str, Any]:
-    """What a model's embeddings depend on (its rule params): every setting but the folder it loads from, a path on
-    this machine (a moved run reruns nothing), and, for a `local` model, its `name`, a display name there (renaming it
-    reruns nothing). The content of a pypi or local model's folder is an input through its manifest or checksum
-    sentinel; a hub model's `name` is its id, and stays. A model served behind an endpoint has its own identity
-    (clsd.embed.served)."""
-    if config["models"][name]["source"] == "endpoint":
-        return EndpointModel.from_config(name, config["models"][name]).identity()
-    left_out = {"load_from"} | ({"name"} if config["models"][name]["source"] == "local" else set())
-    return {key: value for key, value in dataclasses.asdict(model_spec(config, name)).items() if key not in left_out}
-
-
-def export_identity(config: dict[str, Any], name: str) -> dict[str, Any]:
-    """What a model's export depends on (the export rule's params): the EXPORT_SETTINGS of its identity."""
-    identity = model_identity(config, name)
-    return {key: identity[key] for key in EXPORT_SETTINGS if key in identity}
 
 
 def encoder_tag(backend: str, quantize: str, dtype: str) -> str:
@@ -156,18 +88,3 @@ def encode(model, spec: ModelSpec, texts: list[str]) -> np.ndarray:
         show_progress_bar=True,
         convert_to_numpy=True,
     ).astype(np.float32, copy=False)
-
-
-def embedding_table(texts: list[str], prefix: str, vectors: np.ndarray) -> pl.DataFrame:
-    """Embeddings keyed by `text_key(prefix, text)`."""
-    if len(texts) != len(vectors):
-        raise ValueError(f"{len(texts)} texts but {len(vectors)} vectors")
-    return pl.DataFrame(
-        {"text_id": [text_key(prefix, text) for text in texts], "embedding": vectors},
-        schema={"text_id": pl.String, "embedding": pl.Array(pl.Float32, vectors.shape[1])},
-    )
-
-
-def empty_embedding_table() -> pl.DataFrame:
-    """An embedding table without rows (a view with no item to score: no model is loaded for it)."""
-    return pl.DataFrame(schema={"text_id": pl.String, "embedding": pl.List(pl.Float32)})
