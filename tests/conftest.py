@@ -1,8 +1,21 @@
-"""Shared fixtures: the project root, ../shared data (skipped with a reason when absent), real models."""
+"""Shared fixtures: the project root, ../shared data (skipped with a reason when absent), real models; and how
+the suite shares the machine when pytest-xdist runs it on several workers (`addopts` in pyproject.toml).
+
+Workers take whole files (`--dist loadfile`: a module's fixtures, such as test_workflow.py's finished run, are built
+once). A test marked `exclusive` has the machine to itself: llama.cpp's threads wait for each other at every step, so
+its speed falls tenfold when another test keeps a core busy (measured: ~30 to 1-3 tokens/s), and timing assertions
+need idle cores. Every other test holds a shared lock on one file for its setup, call and teardown; an exclusive one
+announces itself, waits until the running tests end, and holds the lock alone.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,6 +40,46 @@ def require_shared() -> None:
     """Skip (with the reason) when ../shared/data is not beside the project."""
     if not (WMT.is_dir() and PUBLISHED.is_dir()):
         pytest.skip(f"shared data not found at {SHARED} (set CLSD_SHARED or place shared/ beside the project)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist, the controller rebuilds all-MiniLM-L6-v2 before any worker starts: workers that each found it
+    missing would build it into the model store at once."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        from clsd.serving.model_store import RECIPES, materialise
+
+        materialise(RECIPES["all-MiniLM-L6-v2"], MODEL_STORE / "all-MiniLM-L6-v2")
+
+
+@contextmanager
+def machine_share(exclusive: bool) -> Iterator[None]:
+    """The machine for one test under xdist: shared with the other workers' tests, or (`exclusive`) alone."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:  # one process: nothing runs beside the test
+        yield
+        return
+    lock = Path(tempfile.gettempdir()) / f"clsd-tests-{run}.lock"
+    waiting = lock.with_suffix(".waiting")
+    with lock.open("a") as handle:
+        if exclusive:
+            waiting.touch()  # no shared test starts from now on
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            waiting.unlink(missing_ok=True)
+        else:
+            while waiting.exists():
+                time.sleep(0.2)
+            fcntl.flock(handle, fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Each test's setup (module fixtures included), call and teardown under its share of the machine."""
+    with machine_share(item.get_closest_marker("exclusive") is not None):
+        return (yield)
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ from clsd.serving.server import LlamaServer, server_program
 from conftest import MODEL_STORE, ROOT
 from clsd.embed.backends.llama_server import convert, converter
 
-pytestmark = [pytest.mark.workflow, pytest.mark.slow]
+pytestmark = [pytest.mark.workflow, pytest.mark.slow, pytest.mark.exclusive]
 SERVED = "results/embeddings/minilm-served/sample/direct"
 TARGETS = ("results/tables/table2.csv", "results/mteb/minilm-served/sample.json", "results/scores/minilm/sample/direct.parquet",
            "results/analysis/shifts/minilm-served.parquet")

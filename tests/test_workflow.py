@@ -6,10 +6,7 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,67 +17,11 @@ from clsd.core.io import read_meta
 from clsd.core.keys import text_key
 from clsd.data import corpora
 from clsd.report import mteb_record
-from conftest import MODEL_STORE, PUBLISHED, ROOT, require_shared
+from conftest import MODEL_STORE
+from workflow_runs import (MINILM, SAMPLE, TABLES, edit, job_set, p1_columns, params_naming_paths, planned_jobs, read_config,
+                           snakemake, write_config)
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
-SAMPLE = ROOT / "resources/sample/clsd_sample.csv"
-MINILM = {"name": "sentence-transformers/all-MiniLM-L6-v2", "source": "pypi", "recipe": "all-MiniLM-L6-v2", "batch_size": 64}
-
-
-def snakemake(workdir: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir), "--cores", "2", *args]
-    result = subprocess.run(command, capture_output=True, text=True, env=None if env is None else {**os.environ, **env})
-    if check and result.returncode != 0:
-        raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
-    return result
-
-
-def planned_jobs(workdir: Path) -> list[tuple[str, dict[str, str]]]:
-    """(rule, wildcards) of every job a dry run would execute; [] only when Snakemake says nothing is to be done.
-
-    The parsed jobs are checked against the total of Snakemake's own job statistics, so a change in its
-    output format fails here instead of making every plan look empty.
-    """
-    output = snakemake(workdir, "--dry-run").stdout
-    if "Nothing to be done" in output:
-        return []
-    jobs = []
-    for block in re.split(r"\n(?=rule |localrule )", output)[1:]:
-        rule = block.split()[1].rstrip(":")
-        match = re.search(r"^\s+wildcards: (.*)$", block, re.MULTILINE)
-        wildcards = dict(part.split("=", 1) for part in match.group(1).split(", ")) if match else {}
-        jobs.append((rule, wildcards))
-    total = re.search(r"^total\s+(\d+)\s*$", output, re.MULTILINE)
-    assert total is not None and int(total.group(1)) == len(jobs) > 0, f"unreadable dry run:\n{output[-3000:]}"
-    return jobs
-
-
-def params_naming_paths(workdir: Path) -> list[tuple[str, str]]:
-    """(rule, path) of every rule param recorded by Snakemake that names a file or folder on this machine: none may
-    (a moved run, or the same run on another machine, must plan nothing)."""
-    found = []
-    for record in (json.loads(path.read_text(encoding="utf-8")) for path in (workdir / ".snakemake/metadata").iterdir()):
-        for value in record.get("params") or []:
-            for candidate in re.findall(r"[~/][\w.\-/]+", value):
-                expanded = Path(os.path.expanduser(candidate))
-                if expanded.is_absolute() and len(expanded.parts) > 2 and expanded.exists():
-                    found.append((record["rule"], candidate))
-    return found
-
-
-#: Table 2 and the validation table: what the tests of validation and scoring read (a run asks only for what its test
-#: reads; the whole DAG is checked once, by the module's `workdir`).
-TABLES = ("results/tables/table2.md", "results/tables/table2.csv", "results/tables/validation.md", "results/tables/validation.csv")
-
-
-def write_config(workdir: Path, config: dict) -> None:
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
-
-
-def read_config(workdir: Path) -> dict:
-    return yaml.safe_load((workdir / "config.yaml").read_text(encoding="utf-8"))
-
-
 def raw_sample_corpus(folder: Path) -> dict[str, str]:
     """Line-aligned files from the sample plus one short pair the selection must drop (paths relative to `folder`)."""
     frame = corpora.read_published_csv(SAMPLE, ["de", "fr"])
@@ -93,10 +34,6 @@ def raw_sample_corpus(folder: Path) -> dict[str, str]:
     (folder / "sources/raw.fr").write_text("\n".join(fr) + "\n", encoding="utf-8")
     return {"de": "sources/raw.de", "fr": "sources/raw.fr"}
 
-
-def job_set(jobs: list[tuple[str, dict[str, str]]]) -> set[tuple[str, ...]]:
-    """(rule, model, dataset, view, lang) of each planned job, "" for a wildcard it does not have."""
-    return {(rule, w.get("model", ""), w.get("dataset", ""), w.get("view", ""), w.get("lang", "")) for rule, w in jobs}
 
 
 @pytest.fixture(scope="module")
@@ -135,11 +72,6 @@ def fresh_copy(workdir, tmp_path) -> Path:
     copy = tmp_path / "run"
     shutil.copytree(workdir, copy, symlinks=True)
     return copy
-
-
-def p1_columns(table: pl.DataFrame) -> pl.DataFrame:
-    """Table 2's CSV without its interval columns."""
-    return table.select([c for c in table.columns if not c.endswith((" ci_low", " ci_high"))])
 
 
 def test_outputs_of_the_whole_dag(workdir):
@@ -348,11 +280,6 @@ def per_dataset(dataset: str) -> set[tuple[str, ...]]:
     return jobs | {(rule, "", "", "", "") for (rule,) in AGGREGATIONS}
 
 
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
 
 def test_editing_a_raw_corpus_file_replans_exactly_its_dataset(fresh_copy):
     edit(fresh_copy / "sources/raw.de", "Kurzer Satz.", "Ein kurzer Satz.")
@@ -504,125 +431,6 @@ def test_bad_config_fails_at_parse_time_naming_the_key(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def pivot_config(folder: Path, pivot: dict, datasets_: dict | None = None) -> dict:
-    return {
-        "model_store": str(MODEL_STORE),
-        "download_cache": str(folder / "downloads"),
-        "views": ["direct", "pivot"],
-        "pivot": pivot,
-        "datasets": datasets_ or {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": str(SAMPLE)}}},
-        "models": {"minilm": MINILM},
-    }
-
-
-def test_pivot_branch_with_both_model_backends(tmp_path, tiny_m2m):
-    settings = {"source": "local", "path": str(tiny_m2m), "model": "tiny-m2m", "beam_size": 1, "max_new_tokens": 10,
-                "quantization": "float32"}
-    runs = {}
-    for backend in ("transformers", "ctranslate2"):
-        workdir = tmp_path / backend
-        workdir.mkdir()
-        write_config(workdir, pivot_config(workdir, {"backend": backend, **settings}) | {"analysis": {"enabled": False}})
-        snakemake(workdir)
-        runs[backend] = workdir
-    hf, ct2 = (pl.read_parquet(runs[b] / "results/candidates/sample/pivot.parquet") for b in ("transformers", "ctranslate2"))
-    assert hf.equals(ct2)  # float32 greedy decoding: identical translations
-    direct = pl.read_parquet(runs["transformers"] / "results/candidates/sample/direct.parquet")
-    assert hf.select("id", "lang", "slot").equals(direct.select("id", "lang", "slot"))
-    translations = pl.read_parquet(runs["transformers"] / "results/pivot/sample.parquet")
-    assert translations.height == direct.select("lang", "text").n_unique()
-    assert read_meta(runs["transformers"] / "results/pivot/sample.parquet")["translator"]["beam_size"] == 1
-    assert (runs["ctranslate2"] / "results/translators/ct2/model.bin").is_file()
-    table = pl.read_csv(runs["transformers"] / "results/tables/table2.csv")
-    assert table["view"].to_list() == ["direct", "pivot", "n"]
-    record = json.loads((runs["transformers"] / "results/mteb/minilm/sample.json").read_text())
-    assert {s["hf_subset"] for s in record["scores"]["test"]} == {"direct-de-fr", "direct-fr-de", "pivot-de-fr", "pivot-fr-de"}
-    assert planned_jobs(runs["transformers"]) == []  # cached: a rerun translates nothing
-    assert params_naming_paths(runs["transformers"]) == params_naming_paths(runs["ctranslate2"]) == []
-
-
-def test_published_pivot_backend(tmp_path):
-    require_shared()
-    data = {
-        "wmt19": {"label": "WMT19", "source": {"kind": "published_csv", "path": str(PUBLISHED / "CLSD_wmt2019_adversarial_dataset.head50.csv")},
-                  "pivot_csv": str(PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv")},
-    }
-    write_config(tmp_path, pivot_config(tmp_path, {"backend": "published"}, data))
-    jobs = {rule for rule, _ in planned_jobs(tmp_path)}
-    assert "convert_ct2" not in jobs and "translate" in jobs
-    snakemake(tmp_path)
-    english = corpora.read_published_csv(PUBLISHED / "MT_M2M_CLSD_wmt2019_adversarial_dataset.head50.csv", ["de", "fr"])
-    pivot = pl.read_parquet(tmp_path / "results/candidates/wmt19/pivot.parquet")
-    german_sources = pivot.filter((pl.col("lang") == "de") & (pl.col("slot") == 0)).sort("id")["text"]
-    assert german_sources.to_list() == english["German"].to_list()
-    table = pl.read_csv(tmp_path / "results/tables/table2.csv")
-    assert table["view"].to_list() == ["direct", "pivot", "n"]
-    # the English-only control does much better once everything is in English
-    assert table.filter(pl.col("view") == "pivot")["Average"][0] > table.filter(pl.col("view") == "direct")["Average"][0]
-    failures = pl.read_csv(tmp_path / "results/tables/pivot_failures.csv")
-    direct = pl.read_parquet(tmp_path / "results/scores/minilm/wmt19/direct.parquet")
-    pivot_scores = pl.read_parquet(tmp_path / "results/scores/minilm/wmt19/pivot.parquet")
-    expected = direct.join(pivot_scores, on=["id", "direction"]).filter(pl.col("correct") & ~pl.col("correct_right")).height
-    assert failures.height == expected
-
-
-def sample_as_pivot_file(path: Path) -> None:
-    """A file in the MT_M2M_* layout (extra unnamed leading column) whose "English" is the sample's own text."""
-    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
-    path.write_text("\n".join([f",{lines[0]}"] + [f"{i},{line}" for i, line in enumerate(lines[1:])]) + "\n", encoding="utf-8")
-
-
-def test_pivot_file_edits_and_moves_replan_only_the_pivot_view(tmp_path):
-    (tmp_path / "sources").mkdir()
-    shutil.copy(SAMPLE, tmp_path / "sources/sample.csv")
-    sample_as_pivot_file(tmp_path / "sources/mt.csv")
-    data = {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": "sources/sample.csv"}, "pivot_csv": "sources/mt.csv"}}
-    write_config(tmp_path, pivot_config(tmp_path, {"backend": "published"}, data))
-    snakemake(tmp_path)
-    assert "8 of 8 anchored items keep" in (tmp_path / "results/logs/translate/sample.log").read_text()
-    pivot_only = {("translate", "", "sample", "", ""), ("pivot_candidates", "", "sample", "", ""), ("embed", "minilm", "sample", "pivot", ""),
-                  ("score", "minilm", "sample", "pivot", ""), ("mteb_json", "minilm", "sample", "", ""), ("table2", "", "", "", ""),
-                  ("pivot_failures", "", "", "", ""), ("hf_export", "", "sample", "", ""), ("all", "", "", "", "")}
-    edit(tmp_path / "sources/mt.csv", "Marseille", "Toulouse")
-    assert job_set(planned_jobs(tmp_path)) == pivot_only
-    snakemake(tmp_path)
-    shutil.copy(tmp_path / "sources/mt.csv", tmp_path / "sources/mt-moved.csv")
-    config = read_config(tmp_path)
-    config["datasets"]["sample"]["pivot_csv"] = {"path": "sources/mt-moved.csv", "sha256": corpora.sha256_file(tmp_path / "sources/mt.csv")}
-    write_config(tmp_path, config)
-    assert job_set(planned_jobs(tmp_path)) == pivot_only
-
-
-def test_a_pivot_file_out_of_order_stops_the_pivot_view(tmp_path):
-    (tmp_path / "sources").mkdir()
-    shutil.copy(SAMPLE, tmp_path / "sources/sample.csv")
-    sample_as_pivot_file(tmp_path / "sources/mt.csv")
-    frame = pl.read_csv(tmp_path / "sources/mt.csv", infer_schema=False)
-    texts = [c for c in frame.columns if c not in ("", "Index")]
-    frame.with_columns(pl.col(c).shift(1).fill_null(pl.col(c).last()) for c in texts).write_csv(tmp_path / "sources/mt.csv")
-    data = {"sample": {"label": "Sample", "source": {"kind": "published_csv", "path": "sources/sample.csv"}, "pivot_csv": "sources/mt.csv"}}
-    write_config(tmp_path, pivot_config(tmp_path, {"backend": "published"}, data))
-    result = snakemake(tmp_path, check=False)
-    assert result.returncode != 0
-    assert "rows are not in the order of sources/sample.csv" in (tmp_path / "results/logs/translate/sample.log").read_text()
-    assert not (tmp_path / "results/scores/minilm/sample/pivot.parquet").exists()
-
-
-def test_no_pivot_backend_skips_the_pivot_view_cleanly(tmp_path):
-    write_config(tmp_path, pivot_config(tmp_path, {"backend": "none"}))
-    jobs = planned_jobs(tmp_path)
-    assert not [rule for rule, _ in jobs if rule in ("translate", "pivot_candidates", "convert_ct2")]
-    assert {w.get("view") for rule, w in jobs if rule == "embed"} == {"direct"}
-
-
-def test_missing_translation_model_fails_before_any_work(tmp_path):
-    write_config(tmp_path, pivot_config(tmp_path, {"backend": "transformers", "source": "local", "path": str(tmp_path / "none")}))
-    result = snakemake(tmp_path, check=False)
-    assert result.returncode != 0
-    assert "config key pivot.path" in result.stdout + result.stderr
-    assert not (tmp_path / "results").exists()
-
-
 def test_configfile_on_the_command_line_replaces_the_default(tmp_path):
     write_config(tmp_path, {"datasets": {"default": {"label": "D", "source": {"kind": "published_csv", "path": str(SAMPLE)}}},
                             "models": {"minilm": MINILM}})
@@ -631,94 +439,6 @@ def test_configfile_on_the_command_line_replaces_the_default(tmp_path):
     (tmp_path / "other.yaml").write_text(yaml.safe_dump(other, sort_keys=False), encoding="utf-8")
     output = snakemake(tmp_path, "--dry-run", "--configfile", str(tmp_path / "other.yaml")).stdout
     assert "dataset=other" in output and "dataset=default" not in output
-
-
-def test_generated_distractors_in_the_workflow_and_the_api_key_stays_secret(tmp_path):
-    from fault_server import FaultServer
-
-    secret = "sk-test-" + "Z9q" * 12
-    prompt = tmp_path / "prompt.txt"
-    prompt.write_text((ROOT / "resources/prompts/paper-v1.txt").read_text(encoding="utf-8"), encoding="utf-8")
-    store = tmp_path / "store" / "responses.sqlite"
-    sample = {"kind": "published_csv", "path": str(SAMPLE)}
-    # item 2's German sentence only ever gets English answers: it is left out, with its reason in Table 2
-    with FaultServer(plans={"Lyon": ["429", "ok"], "Eisenbahner": ["wrong_language"] * 3}, retry_after="0") as server:
-        write_config(tmp_path, {
-            "model_store": str(MODEL_STORE),
-            "generation": {"model": "fault", "base_url": server.base_url, "prompt": str(prompt), "store": str(store),
-                           "concurrency": 2, "timeout": 5},
-            "datasets": {
-                "gen": {"label": "LLM", "source": sample, "select": {"limit": 4}, "distractors": {"kind": "llm"}},
-                "rules": {"label": "Rules", "source": sample, "select": {"limit": 4}, "distractors": {"kind": "rules"}},
-            },
-            "models": {"minilm": MINILM}, "analysis": {"enabled": False},
-        })
-        # what the reruns below ask for: the generated sets and their reports, then the validated sets
-        generated = [f"results/{kind}/gen/{lang}.{ext}" for kind, ext in (("distractors", "parquet"), ("generation", "json"))
-                     for lang in ("de", "fr")]
-        validated = [f"results/validated/{name}/{lang}.parquet" for name in ("gen", "rules") for lang in ("de", "fr")]
-        env = {"OPENAI_API_KEY": secret}
-        snakemake(tmp_path, env=env)
-        assert len(server.seen) == 4 * 2 + 1 + 2  # 4 items x 2 languages, the retried 429, two re-asks of item 2
-        assert {s.authorization for s in server.seen} == {f"Bearer {secret}"}
-        reports = [json.loads((tmp_path / f"results/generation/gen/{lang}.json").read_text()) for lang in ("de", "fr")]
-        assert [r["generated"] for r in reports] == [3, 4] and reports[1]["failed"] == []
-        assert [(f["id"], f["reason"]) for f in reports[0]["failed"]] == [(2, "0 valid distractors after 3 attempts")]
-        assert sum(r["retries"] for r in reports) == 1  # the first "Lyon" request (either language) got a 429
-        distractors = pl.read_parquet(tmp_path / "results/distractors/gen/fr.parquet")
-        assert distractors.height == 16 and set(distractors["generator"]) == {"llm:fault"}
-        assert set(pl.read_parquet(tmp_path / "results/distractors/rules/de.parquet")["generator"]) == {"rules-v1"}
-        assert params_naming_paths(tmp_path) == []  # not the prompt, the store or the sample file
-        table = p1_columns(pl.read_csv(tmp_path / "results/tables/table2.csv"))
-        assert table.columns[2:6] == ["LLM DE→FR", "LLM FR→DE", "Rules DE→FR", "Rules FR→DE"]
-        assert table.filter(pl.col("view") == "n").row(0)[2:4] == (3.0, 3.0)
-        markdown = (tmp_path / "results/tables/table2.md").read_text(encoding="utf-8")
-        assert "LLM: 1 of 4 items not scored (1 × de: 0 valid distractors after 3 attempts)." in markdown
-
-        # the key is nowhere: results, logs, Snakemake metadata, the response store
-        for path in [p for p in tmp_path.rglob("*") if p.is_file()]:
-            assert secret.encode() not in path.read_bytes(), path
-
-        # rm -r results: a rerun regenerates from the store without a single request
-        seen = len(server.seen)
-        shutil.rmtree(tmp_path / "results")
-        snakemake(tmp_path, *generated, env=env)
-        assert len(server.seen) == seen
-        assert json.loads((tmp_path / "results/generation/gen/fr.json").read_text())["cache_hits"] == 4
-
-        # a new prompt version reruns generation (Snakemake's own triggers) with new requests; going back to
-        # the old prompt reruns it again but every request is already in the store
-        original = prompt.read_text(encoding="utf-8")
-        prompt.write_text(original.replace("tricky", "difficult"), encoding="utf-8")
-        assert {w["dataset"] for rule, w in planned_jobs(tmp_path) if rule == "generate_distractors"} == {"gen"}
-        snakemake(tmp_path, *generated, env=env)
-        assert len(server.seen) == seen + 8
-        prompt.write_text(original, encoding="utf-8")
-        assert {w["dataset"] for rule, w in planned_jobs(tmp_path) if rule == "generate_distractors"} == {"gen"}
-        snakemake(tmp_path, *generated, env=env)
-        assert len(server.seen) == seen + 8
-
-        # the judge: a paraphrase is re-asked during generation, every set (generated or not) is judged, each
-        # question is asked once, and the verdicts come from the store after `rm -r results`
-        server.equivalent = ("primaires demain",)  # the "demain" variant of item 0's French sentence
-        config = read_config(tmp_path)
-        config["validation"] = {"judge": True}
-        write_config(tmp_path, config)
-        before = len(server.seen)
-        snakemake(tmp_path, *TABLES, env=env)
-        judged = [s.sentence for s in server.seen[before:] if s.behaviour == "judge"]
-        assert judged and len(judged) == len(set(judged))
-        assert len(server.seen) - before - len(judged) == 2  # item 0's French sentence asked twice more
-        validation = pl.read_csv(tmp_path / "results/tables/validation.csv")
-        gen_fr = validation.filter((pl.col("Dataset") == "gen") & (pl.col("Language") == "French")).row(0, named=True)
-        assert gen_fr["judged_equivalent"] == 3 and gen_fr["Action"] == "re-asked"
-        assert validation.filter(pl.col("Dataset") == "rules")["judged_equivalent"].to_list() == [0, 0]
-        markdown = (tmp_path / "results/tables/table2.md").read_text(encoding="utf-8")
-        assert "LLM: 2 of 4 items not scored" in markdown and "fr: 3 valid distractors after 3 attempts" in markdown
-        seen = len(server.seen)
-        shutil.rmtree(tmp_path / "results")
-        snakemake(tmp_path, *validated, env=env)
-        assert len(server.seen) == seen
 
 
 def test_onnx_and_openvino_backends_export_once_and_never_mix_with_torch(tmp_path):
@@ -772,57 +492,3 @@ def test_onnx_and_openvino_backends_export_once_and_never_mix_with_torch(tmp_pat
     assert not manifest["reused"] and "files of the export" in (tmp_path / "results/logs/export_model/test-minilm-onnx.log").read_text()
 
 
-def test_the_generator_check_config_plans_both_generators_and_the_check():
-    """config/generator-check.yaml (docs/generator-check.md) plans the local generator on the published items, both
-    sets' embeddings and the check, from the repository root where its ../shared paths point."""
-    require_shared()
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--dry-run", "--configfile",
-                             "config/generator-check.yaml"], cwd=ROOT, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, re.MULTILINE))  # the dry run's job statistics
-    # the local generator on both languages of both sets, every model on all four sets, one check
-    assert counts["generate_distractors"] == "4" and counts["embed"] == "8" and counts["generator_check"] == "1", counts
-
-
-def test_refused_items_rerun_with_results_kept_say_how_to_ask_again_and_reask_unusable_asks(tmp_path):
-    """Refusals are stored answers: a plain rerun replays them and says so, with both ways to ask again; with
-    generation.reask_unusable the next run asks again (the job is not up to date while unusable answers are new)."""
-    from fault_server import FaultServer
-
-    with FaultServer(plans={"Stadtrat von Lyon": ["refusal"] * 3}) as server:
-        config = {
-            "model_store": str(MODEL_STORE),
-            "generation": {"model": "fault", "base_url": server.base_url, "store": str(tmp_path / "store.sqlite"),
-                           "concurrency": 1, "timeout": 5},
-            "datasets": {"gen": {"label": "LLM", "source": {"kind": "published_csv", "path": str(SAMPLE)},
-                                 "select": {"limit": 1}, "distractors": {"kind": "llm"}}},
-            "models": {"minilm": MINILM}, "analysis": {"enabled": False},
-        }
-        write_config(tmp_path, config)
-        env = {"OPENAI_API_KEY": "sk-test"}
-        first = snakemake(tmp_path, check=False, env=env)
-        assert first.returncode != 0 and "no item can be scored" in first.stdout + first.stderr
-        asked = len(server.seen)
-        assert asked == 4  # three refusals of the German sentence, one French answer
-
-        kept = snakemake(tmp_path, check=False, env=env)  # the endpoint answers now; results/ kept
-        terminal = kept.stdout + kept.stderr
-        assert kept.returncode != 0 and len(server.seen) == asked
-        assert "3 refused" in terminal
-        assert "These failures come from answers stored in the response store (generation.store)" in terminal
-        assert "clsd-forget --dataset gen --lang de" in terminal and "--forcerun generate_distractors" in terminal
-        assert "generation.reask_unusable: true" in terminal
-
-        # reask_unusable from the start of a run: refused again, then the next run asks again and is scored
-        server.plans["Stadtrat von Lyon"] = ["refusal"] * 3
-        config["generation"]["reask_unusable"] = True
-        write_config(tmp_path, config)
-        again = snakemake(tmp_path, check=False, env=env)
-        assert again.returncode != 0 and len(server.seen) == asked + 3
-        scored = snakemake(tmp_path, env=env)
-        assert len(server.seen) == asked + 4, scored.stdout[-3000:]
-        assert (tmp_path / "results/tables/table2.md").exists()
-        # nothing unusable is left: one more run replays the answers (no request), then the job is up to date
-        snakemake(tmp_path, env=env)
-        assert len(server.seen) == asked + 4
-        assert [rule for rule, _ in planned_jobs(tmp_path) if rule == "generate_distractors"] == []
