@@ -37,9 +37,10 @@ def job_logging(monkeypatch):
     logging.captureWarnings(False)
 
 
-def test_the_script_loads_the_model_from_the_config_and_agrees_with_clsds_scores(minilm_folder, tmp_path, offline, job_logging):
-    """Device, model and mteb results cache come from the validated config and the score files come keyed by view, as
-    the rule gives them, so a model entry that changes shape cannot break the job silently."""
+def test_the_script_loads_the_model_from_its_spec_and_agrees_with_clsds_scores(minilm_folder, tmp_path, offline, job_logging):
+    """The model comes as the rule's spec param (clsd.embed.spec.ModelSpec), device and mteb results cache from the
+    validated config, and the score files keyed by view, as the rule gives them, so a model entry that changes shape
+    cannot break the job silently."""
     view = sample_view()
     export(tmp_path / "hf", [view], DIRECTIONS, dataset="sample", label="Sample")
     config = cfg.validate({
@@ -53,7 +54,7 @@ def test_the_script_loads_the_model_from_the_config_and_agrees_with_clsds_scores
     write_table(scores, tmp_path / "scores.parquet", {})
     output = SimpleNamespace(result=str(tmp_path / "result.json"), check=str(tmp_path / "check.json"))
     snakemake = SimpleNamespace(
-        config=config, wildcards=SimpleNamespace(model="minilm", dataset="sample"), params=SimpleNamespace(),
+        config=config, wildcards=SimpleNamespace(model="minilm", dataset="sample"), params=SimpleNamespace(spec=spec),
         input=InputFiles(fromdict={"dataset": str(tmp_path / "hf"), "scores|direct": str(tmp_path / "scores.parquet"),
                                    "model": [], "export": []}),  # the rule's keyed inputs (clsd.report.jobs.score_files)
         output=output, log=[str(tmp_path / "job.log")])
