@@ -174,6 +174,9 @@ class FaultServer:
             return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"Retry-After": self.retry_after})
         if behaviour in ("500", "400", "401"):
             return web.json_response({"error": {"message": f"injected {behaviour}"}}, status=int(behaviour))
+        if behaviour == "400_field":  # llama-server refusing one sampling field's value, in its own words
+            message = "Field 'dry_penalty_last_n': Value must be between 0 <= value <= 2147483647, but got -1"
+            return web.json_response({"error": {"message": message}}, status=400)
         if behaviour == "401_echo":  # a server that repeats the key it refused
             key = authorization.removeprefix("Bearer ")
             return web.json_response({"error": {"message": f"Incorrect API key provided: {key}"}}, status=401)

@@ -128,6 +128,18 @@ def test_an_endpoint_that_refuses_structured_outputs_is_told_how_to_do_without(t
             generator.one(0, item("X"), "de")
 
 
+def test_a_refused_sampling_field_is_named_not_the_json_schema(tmp_path):
+    """A 400 that names another field of the request (llama-server refusing a local.sampling value) says where that
+    field comes from, and does not send the user to answer_format."""
+    with FaultServer(plans={"Stadtrat X ": ["400_field"]}) as server:
+        generator = json_generator(server, ResponseStore(tmp_path / "store.sqlite"))
+        with pytest.raises(RequestRejected) as refused:
+            generator.one(0, item("X"), "de")
+    assert "HTTP 400: Field 'dry_penalty_last_n': Value must be between" in str(refused.value)
+    assert "the request's field dry_penalty_last_n comes from the config: a key of that name under generation" in str(refused.value)
+    assert "answer_format" not in str(refused.value)
+
+
 def test_an_endpoint_that_ignores_the_json_schema_is_named_after_the_first_few_answers(tmp_path):
     items = [(i, item(letter)) for i, letter in enumerate("ABCDEFGH")]
     with FaultServer(plans={f"Stadtrat {letter} ": ["free_text"] * 3 for letter in "ABCDEFGH"}) as server:

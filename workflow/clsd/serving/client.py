@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -147,6 +148,16 @@ def server_message(exc: openai.APIStatusError) -> str:
     if body:
         return body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
     return exc.message
+
+
+#: How llama-server names the request field whose value it refuses ("Field 'top_k': Value must be ...").
+REFUSED_FIELD = re.compile(r"\b[Ff]ield '([A-Za-z_][A-Za-z0-9_]*)'")
+
+
+def refused_field(message: str) -> str | None:
+    """The request field a server's error text names as refused, if it names one."""
+    match = REFUSED_FIELD.search(message)
+    return match.group(1) if match else None
 
 
 def retry_after(exc: BaseException | None) -> float | None:
@@ -352,9 +363,14 @@ class ChatClient:
             return EndpointError(f"{self.url}: connection refused, not retried: nothing listens on this port of this machine "
                                  f"({name}); is the server running? {self.caller}.base_url names it")
         if isinstance(exc, openai.APIStatusError) and not is_retryable(exc):
-            hint = (" (generation.answer_format: json sends response_format with a JSON schema; set answer_format: "
-                    "numbered for an endpoint or model without structured outputs)") if structured and exc.status_code == 400 else ""
-            answer = f"HTTP {exc.status_code}: {self._redact(server_message(exc))}"
+            message, hint = server_message(exc), ""
+            field = refused_field(message) if exc.status_code == 400 else None
+            if field not in (None, "response_format"):
+                hint = f" (the request's field {field} comes from the config: a key of that name under {self.caller})"
+            elif structured and exc.status_code == 400:
+                hint = (" (generation.answer_format: json sends response_format with a JSON schema; set answer_format: "
+                        "numbered for an endpoint or model without structured outputs)")
+            answer = f"HTTP {exc.status_code}: {self._redact(message)}"
             return RequestRejected(f"{self.url}: the endpoint rejected the request with {answer}{hint}"
                                    f"{self.rejected_hint(exc.status_code)}", answer)
         if isinstance(exc, openai.RateLimitError):
