@@ -17,7 +17,7 @@ distractors' closeness profile (share per Levenshtein-ratio bin, clsd.analysis.p
 published sets (and, on news items, GPT-4's profile of the same items), and the share valid of all written; then the
 interrupt figures with the real server.
 
-Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v3:xtc-0.5-0.1:simple-3-16:6]]
+Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v3:xtc-dry-8:none:6] [--stores DIR]]
 Prints and writes bench/results/generate.json, with the CPU's instruction sets. Run it on an otherwise idle machine:
 llama.cpp falls to a few tokens/s when other processes compete for its cores.
 """
@@ -135,10 +135,17 @@ SPECULATIVE = {"none": {"type": "none"}, "simple-3-16": {"type": "ngram-simple",
 
 #: llama.cpp's own sampling parameters by name (`--settings`): generation.local.sampling values.
 SAMPLING = {"none": {}, "xtc-0.5-0.1": {"xtc_probability": 0.5, "xtc_threshold": 0.1},
-            "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15}}
-#: The shipped setting (local-v3, six candidates) against its predecessor and the paper's prompt: the comparisons in
-#: docs/benchmarks.md.
-DEFAULT_SETTINGS = "paper-v1:none:none,local-v2:xtc-0.5-0.1:simple-3-16,local-v3:xtc-0.5-0.1:simple-3-16:6"
+            "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15},
+            "xtc-0.8-0.1": {"xtc_probability": 0.8, "xtc_threshold": 0.1},
+            # DRY: a token that would extend a run of more than `dry_allowed_length` tokens already in the context (the
+            # target sentence in the prompt, an earlier variant) is penalised, more the longer the run
+            "xtc-dry-8": {"xtc_probability": 0.5, "xtc_threshold": 0.1, "dry_multiplier": 0.8, "dry_base": 1.75,
+                          "dry_allowed_length": 8, "dry_penalty_last_n": 4096},
+            "xtc-dry-12": {"xtc_probability": 0.5, "xtc_threshold": 0.1, "dry_multiplier": 0.8, "dry_base": 1.75,
+                           "dry_allowed_length": 12, "dry_penalty_last_n": 4096}}
+#: The shipped setting (local-v3, six candidates, XTC and DRY, no drafting) against its predecessor and the paper's
+#: prompt: the comparisons in docs/benchmarks.md.
+DEFAULT_SETTINGS = "paper-v1:none:none,local-v3:xtc-0.5-0.1:simple-3-16:6,local-v3:xtc-dry-8:none:6"
 
 
 @dataclass(frozen=True)
@@ -245,14 +252,21 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     return figures
 
 
-def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetting], langs: list[str], item_set: str) -> dict:
-    """The local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server), setting by setting on the same items."""
+def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetting], langs: list[str], item_set: str,
+                  stores: Path | None = None) -> dict:
+    """The local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server), setting by setting on the same items; each
+    setting's response store is kept as `stores`/<number>.sqlite when `stores` is given, to read what it wrote."""
     gguf = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()
     build = json.loads((Path(sys.executable).parent / "llama-server").resolve().with_name("build.json").read_text())
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
+        folder = stores or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for number, setting in enumerate(settings):
-            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, Path(tmp) / f"{number}.sqlite", item_set))
+            store = folder / f"{number}.sqlite"
+            if store.exists():
+                raise SystemExit(f"--stores {folder}: {store.name} exists; a bench run starts from empty stores")
+            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, store, item_set))
     return {"server": "llama-server", "build": {k: build[k] for k in ("source", "variants")}, "attempts": attempts,
             "languages": langs, "items": item_set, "items_per_language": n,
             "gpt4_profile_same_items": published_profiles(n, langs, item_set), "runs": runs}
@@ -316,6 +330,7 @@ def main() -> None:
     parser.add_argument("--attempts", type=int, default=3, help="asks per item at most (the default run's max_attempts)")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads of the local LLM")
     parser.add_argument("--skip-test-server", action="store_true", help="only the local LLM's settings")
+    parser.add_argument("--stores", type=Path, help="keep each setting's response store here (<number>.sqlite)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/generate.json")
     args = parser.parse_args()
     log_to_stdout("httpx2", "httpx", "aiohttp.access", "clsd")
@@ -326,7 +341,8 @@ def main() -> None:
         result |= {"test_server": fault_server_figures(args.n, args.latency), "interrupt": interrupt_figures()}
     if args.llama:
         settings = [LlamaSetting.parse(spec, args.format, args.slots) for spec in args.settings.split(",")]
-        result["llama_cpp"] = llama_figures(args.llama, args.threads, args.attempts, settings, args.langs.split(","), args.items)
+        result["llama_cpp"] = llama_figures(args.llama, args.threads, args.attempts, settings, args.langs.split(","), args.items,
+                                          args.stores)
         if not args.skip_test_server:
             result["interrupt_llama_server"] = interrupt_figures(real=True)
     write_figures(args.out, result)
