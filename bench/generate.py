@@ -134,15 +134,12 @@ SPECULATIVE = {"none": {"type": "none"}, "simple-3-16": {"type": "ngram-simple",
 
 
 #: llama.cpp's own sampling parameters by name (`--settings`): generation.local.sampling values.
-SAMPLING = {"none": {}, "xtc-0.5-0.1": {"xtc_probability": 0.5, "xtc_threshold": 0.1},
-            "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15},
-            "xtc-0.8-0.1": {"xtc_probability": 0.8, "xtc_threshold": 0.1},
-            # DRY: a token that would extend a run of more than `dry_allowed_length` tokens already in the context (the
-            # target sentence in the prompt, an earlier variant) is penalised, more the longer the run
-            "xtc-dry-8": {"xtc_probability": 0.5, "xtc_threshold": 0.1, "dry_multiplier": 0.8, "dry_base": 1.75,
-                          "dry_allowed_length": 8, "dry_penalty_last_n": 4096},
-            "xtc-dry-12": {"xtc_probability": 0.5, "xtc_threshold": 0.1, "dry_multiplier": 0.8, "dry_base": 1.75,
-                           "dry_allowed_length": 12, "dry_penalty_last_n": 4096}}
+XTC = {"xtc_probability": 0.5, "xtc_threshold": 0.1}
+#: DRY: a token that would extend a run of more than `dry_allowed_length` tokens already in the context (the target
+#: sentence in the prompt, an earlier variant) is penalised, more the longer the run.
+DRY = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_penalty_last_n": 4096}
+SAMPLING = {"none": {}, "xtc-0.5-0.1": XTC, "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15},
+            "xtc-dry-8": XTC | DRY | {"dry_allowed_length": 8}, "xtc-dry-12": XTC | DRY | {"dry_allowed_length": 12}}
 #: The shipped setting (local-v3, six candidates, XTC and DRY, no drafting) against its predecessor and the paper's
 #: prompt: the comparisons in docs/benchmarks.md.
 DEFAULT_SETTINGS = "paper-v1:none:none,local-v3:xtc-0.5-0.1:simple-3-16:6,local-v3:xtc-dry-8:none:6"
