@@ -78,9 +78,12 @@ def test_precision_and_recall_of_each_reason_are_measured_on_the_hand_made_sets(
     assert [(row["Verdict"], row["Given"], row["Right"], row["True"], row["Caught"]) for row in table] == [
         ("copy", 1, 1, 1, 1), ("non_word", 3, 2, 2, 2)]
     assert table[1]["Precision (%)"] == pytest.approx(200 / 3)
-    assert reliability.note(reliability.measure(["fr"], folder=tmp_path))[1] == (
+    assert reliability.note(reliability.measure(["fr"], folder=tmp_path), ["fr"])[1] == (
         "- French: copy 1/1 right, 1/1 caught; non_word 2/3 right, 2/2 caught.")
-    assert "no hand-made set" in reliability.note(reliability.measure(["xx"], folder=tmp_path))[0]
+    mixed = reliability.note(reliability.measure(["fr", "is"], folder=tmp_path), ["fr", "is"])
+    assert mixed[1].startswith("- French:")
+    assert mixed[-1].startswith("How sure each reason is: not measured for Icelandic, which has no hand-made set")
+    assert len(reliability.note(reliability.measure(["is"], folder=tmp_path), ["is"])) == 1
 
 
 def published_cases() -> list[dict]:

@@ -13,7 +13,8 @@ logs.to_file(snakemake.log[0])
 reports = [json.loads(Path(path).read_text(encoding="utf-8")) for path in keyed(snakemake.input, "report").values()]
 table = validation_report.table(reports)
 notes = [validation_report.COLUMNS_NOTE]
-notes += reliability.note(reliability.measure(sorted({report["lang"] for report in reports})))
+langs = sorted({report["lang"] for report in reports})
+notes += reliability.note(reliability.measure(langs), langs)
 notes += ["Closeness profile of the kept distractors (results/tables/closeness_profile.md):",
           Path(snakemake.input.profile).read_text(encoding="utf-8").strip()]
 notes += validation_report.lexicon_notes(reports) + ["Examples (target → distractor):"] + validation_report.example_paragraphs(reports, snakemake.params.examples)

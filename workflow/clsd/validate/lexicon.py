@@ -277,8 +277,11 @@ class Lexicon:
             # a learnt form ends in a vowel, as the misspelt middle of a word may (*télévison*: télé + vison)
             return self.misspelt_neighbour(word) is None
         forms = {word} | {word[:-len(end)] for end in rules.inflections if word.endswith(end)}
-        return (any(self._suffixed(form, suffix, endings, depth) for form in forms for suffix, endings in rules.suffixes)
-                or any(self._named(form, suffix, endings) for form in forms for suffix, endings in rules.name_suffixes))
+        if any(self._suffixed(form, suffix, endings, depth) for form in forms for suffix, endings in rules.suffixes):
+            return True
+        # a name's ending sits where a misspelt word's does (*iransche* is *iranische* with a letter dropped)
+        return (any(self._named(form, suffix, endings) for form in forms for suffix, endings in rules.name_suffixes)
+                and self.misspelt_neighbour(word) is None)
 
     def _named(self, form: str, suffix: str, endings: tuple[str, ...]) -> bool:
         """`form` is a name with its ending replaced by `suffix` (the registry's `validation.name_suffixes`), written
@@ -353,9 +356,13 @@ class Lexicon:
         return sum(zipf_frequency(word, other) >= NAME_ZIPF for other in others)
 
     def _compound(self, word: str, part_known: Callable[[str], bool]) -> bool:
+        """`word` is a known first part, a linking element and a known rest (itself maybe a compound). The first part
+        may also be a name or loan the web writes often (wordfreq's list, at least NAME_BASE_ZIPF: *corona* in
+        *coronabedingt*), as a dictionary older than the word lacks it; the rest, which decides the word's kind and
+        inflection, must be known."""
         for i in range(MIN_PART, len(word) - MIN_PART + 1):
             head, tail = word[:i], word[i:]
-            if not part_known(head):
+            if not (part_known(head) or self._frequencies.get(head, 0.0) >= 10 ** (NAME_BASE_ZIPF - 9)):
                 continue
             for link in self._links:
                 rest = tail[len(link):] if tail.startswith(link) else None

@@ -60,14 +60,21 @@ def measure(langs: list[str], folder: Path | None = None) -> pl.DataFrame:
                               (100 * pl.col("Caught") / pl.col("True")).alias("Recall (%)"))
 
 
-def note(frame: pl.DataFrame) -> list[str]:
-    """Lines under the validation table: how sure each reason is, per language with a hand-made set."""
-    if frame.is_empty():
-        return ["How sure each reason is: no hand-made set for these languages (resources/validation/)."]
-    lines = ["How sure each reason is, measured on the hand-made pairs of resources/validation/ (right of given: "
-             "precision; caught of true: recall):"]
+def note(frame: pl.DataFrame, langs: list[str]) -> list[str]:
+    """Lines under the validation table: how sure each reason is, per language of `langs` with a hand-made set, and
+    which languages have none (their flags are unmeasured, not sure)."""
+    measured = set(frame["Language"])
+    unmeasured = [name(lang) for lang in langs if name(lang) not in measured]
+    lines = []
+    if not frame.is_empty():
+        lines.append("How sure each reason is, measured on the hand-made pairs of resources/validation/ (right of given: "
+                     "precision; caught of true: recall):")
     for (language,), rows in frame.group_by("Language", maintain_order=True):
         parts = [f"{row['Verdict']} {row['Right']}/{row['Given']} right, {row['Caught']}/{row['True']} caught"
                  for row in rows.iter_rows(named=True)]
         lines.append(f"- {language}: " + "; ".join(parts) + ".")
+    if unmeasured:
+        lines.append(f"How sure each reason is: not measured for {', '.join(unmeasured)}, which "
+                     f"{'has' if len(unmeasured) == 1 else 'have'} no hand-made set (resources/validation/<code>.yaml; "
+                     "docs/validation.md says how to add one): read its flags as unverified.")
     return lines
