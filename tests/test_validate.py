@@ -29,6 +29,8 @@ CASES = ROOT / "tests" / "data" / "validation"  # published.yaml: verdicts of re
 #: case, vowels written as combining marks, words without spaces between them, other final punctuation.
 FULL_SETS = ("de", "fr", "en")
 SMALL_SETS = ("hi", "bn", "th", "ja", "ar", "zh")
+#: Small sets of cased scripts other than German, French and English: Cyrillic, and Icelandic (little data).
+CASED_SMALL_SETS = ("ru", "is")
 FR = "Le tribunal a condamné l'ancien maire à deux ans de prison pour corruption."
 
 
@@ -58,7 +60,15 @@ def test_each_small_hand_made_set_holds_a_valid_pair_a_copy_an_unrelated_one_and
     assert "non_word" not in verdicts
 
 
-@pytest.mark.parametrize(("lang", "case"), [(lang, case) for lang in FULL_SETS + SMALL_SETS for case in hand_made(lang)],
+@pytest.mark.parametrize("lang", CASED_SMALL_SETS)
+def test_each_cased_small_set_holds_the_rules_any_language_needs(lang):
+    """A misspelt first word, an invented name, a stray English word, a cut-off target: nonsense of any language."""
+    assert {"valid", "copy", "cut_off", "non_word", "non_word_suspect", "wrong_language", "unrelated"} <= {
+        case["verdict"] for case in hand_made(lang)}
+
+
+@pytest.mark.parametrize(("lang", "case"), [(lang, case) for lang in FULL_SETS + SMALL_SETS + CASED_SMALL_SETS
+                                            for case in hand_made(lang)],
                          ids=lambda value: value if isinstance(value, str) else value["kind"])
 def test_hand_made_pairs_get_their_exact_verdict(lang, case):
     """The true verdict, or what the rules are known to say instead (`rules_say`: a measured miss)."""

@@ -27,7 +27,7 @@ import unicodedata
 from collections import Counter
 from functools import cache, cached_property
 from importlib.metadata import PackageNotFoundError, version
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from clsd.core.languages import language, registry
 from clsd.validate.tokens import tokens, units
@@ -73,6 +73,11 @@ NAME_ZIPF = 1.8
 #: in SUSPECT_NAME_LISTS or more, a possible name (kept as non_word_suspect).
 NAME_MIN_LISTS = 7
 SUSPECT_NAME_LISTS = 4
+#: A common word of a foreign_lexicon language (English) that language's list holds at least this much more often
+#: (Zipf; 1.5 = 30 times) than the language's own: English leaks into every web corpus (*schools* 2.9 in German's
+#: list, 5.1 in English's; *government* 3.2 in Icelandic's, 5.6), so such a listing is no evidence of a word of
+#: the language; loans in use lie within it (*Lockdown* 1.0, *Meeting* 1.3, *Team* 0.4).
+FOREIGN_MARGIN = 1.5
 
 
 @cache
@@ -190,6 +195,8 @@ class Lexicon:
             return False
         if self._loan(word):
             return self.accent_slip(word) is None
+        if self.leaked(word):
+            return False  # a common English word in a sentence of this language, however often the web mixes them
         guessed = self._parts_known(word, self._part) or self._listed(word, self._second_chance)
         # a hyphenated word's parts are checked one by one; closed up it is the same word (klima-neutral)
         return ((guessed and ("-" in word or self.misspelt_neighbour(word) is None))
@@ -347,6 +354,29 @@ class Lexicon:
         return next((edit for edit in sorted(edits - {low}) if self._frequencies.get(edit, 0.0) >= bar
                      and self._part(edit)), None)
 
+    def listed(self, word: str) -> bool:
+        """Whether this language's own word list holds `word` at all (lower case)."""
+        return word in self._frequencies
+
+    def leaked(self, word: str) -> bool:
+        """Whether `word` is a common word of a `validation.foreign_lexicon` language (its dictionary knows it in
+        lower case) listed there FOREIGN_MARGIN more often than here: a stray foreign word, whatever this language's
+        list or the other languages' lists say (they hold names too: *biden* is no common word)."""
+        bar = max(self._frequencies.get(word, 0.0), UNLISTED) * 10 ** FOREIGN_MARGIN
+        return any(entry.validation.foreign_lexicon and other != self.lang and (foreign := lexicon(other)) is not None
+                   and foreign.morphological and foreign._frequencies.get(word, 0.0) >= bar and foreign.common(word)
+                   for other, entry in registry().items())
+
+    def native(self, word: str) -> bool:
+        """Whether this language's own data knows `word` as written or in lower case: its dictionary, a derivation or
+        compound of its words, or its word list at the second-chance frequency. Other languages' lists are left out:
+        they hold common English words (*schools*) as often as names, so they are no evidence of a word of this
+        language."""
+        low = word.lower()
+        return (any((self._dictionary is not None and self._hunspell(form))
+                    or (self._listed(form, self._second_chance) and not self.leaked(form.casefold())) for form in {word, low})
+                or (self._dictionary is not None and (self._derived(low) or self._parts_known(low, self._part))))
+
     def name_lists(self, word: str) -> int:
         """In how many word lists of the registry's `name_list` languages (its own left out) `word` is at least
         NAME_ZIPF frequent: a name or brand in lower case is frequent in nearly all of them."""
@@ -442,27 +472,40 @@ def unknown_words(target: str, distractor: str, lex: Lexicon) -> list[str]:
     return unknown
 
 
-def unattested_capitals(target: str, distractor: str, lex: Lexicon) -> tuple[list[str], list[str]]:
+class Capitals(NamedTuple):
+    """Capitalised words of a distractor that nothing shows to be names (clsd.validate.lexicon.unattested_capitals)."""
+
+    misspelt: list[str]  # a first word one edit from a frequent word: non_word
+    unattested: list[str]  # attested by nothing: wrong_language where another language knows them, else kept as suspects
+    foreign: list[str]  # a common English word that this language's own list also holds, maybe as a name (May): suspects
+
+
+def unattested_capitals(target: str, distractor: str, lex: Lexicon) -> Capitals:
     """Capitalised words of `distractor` (in a cased script) that nothing shows to be names or words: not in the
     target, unknown to the lexicon as written and in lower case, and listed by fewer than SUSPECT_NAME_LISTS other
     languages' word lists (the names data). A capital is no evidence of a name at the start of a sentence: a first
-    word with a frequent word one edit away is a misspelling (the first list, rejected as non_word). Elsewhere it may
+    word with a frequent word one edit away is a misspelling (`misspelt`, rejected as non_word). Elsewhere it may
     be a rare real name or a new compound noun (2.6% of GPT-4's published distractors hold one: Ardern, Remdesivir,
-    Serieninnovator), so it is kept and counted (the second list, non_word_suspect). Acronyms and hyphenated words
-    are left to the other checks."""
+    Serieninnovator), so it is kept and counted (`unattested`, non_word_suspect). A common word of a foreign_lexicon
+    language (Lexicon.leaked) is a name only where this language's own word list holds it (*May* in French: a
+    suspect, `foreign`); where it does not, the other languages' lists hold it as the English word it is (*Schools*
+    in Icelandic: `unattested`, then wrong_language). Acronyms and hyphenated words are left to the other checks."""
+    found = Capitals([], [], [])
     if not language(lex.lang).cased:
-        return [], []
+        return found
     in_target = {token.casefold() for token in tokens(target, lex.lang)}
-    misspelt, unattested = [], []
     for position, unit in enumerate(units(distractor, lex.lang)):
         word = unit.text
         if (unit.kind != "word" or not word[0].isupper() or word.isupper() or "-" in word
                 or word.casefold() in in_target):
             continue
+        if not lex.native(word) and lex.leaked(word.casefold()):
+            (found.foreign if lex.listed(word.casefold()) else found.unattested).append(word)
+            continue
         if lex.known(word) or lex.known(word.lower()) or lex.name_lists(word) >= SUSPECT_NAME_LISTS:
             continue
-        (misspelt if position == 0 and lex.misspelt_neighbour(word.lower()) else unattested).append(word)
-    return misspelt, unattested
+        (found.misspelt if position == 0 and lex.misspelt_neighbour(word.lower()) else found.unattested).append(word)
+    return found
 
 
 def maybe_names(words: list[str], lex: Lexicon) -> bool:

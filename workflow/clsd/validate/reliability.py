@@ -24,7 +24,8 @@ from clsd.validate.validator import rule_verdict
 #: the code identity of the rules that read them: clsd.core.code).
 DATA_FILES = ("resources/validation/ar.yaml", "resources/validation/bn.yaml", "resources/validation/de.yaml",
               "resources/validation/en.yaml", "resources/validation/fr.yaml", "resources/validation/hi.yaml",
-              "resources/validation/ja.yaml", "resources/validation/th.yaml", "resources/validation/zh.yaml")
+              "resources/validation/is.yaml", "resources/validation/ja.yaml", "resources/validation/ru.yaml",
+              "resources/validation/th.yaml", "resources/validation/zh.yaml")
 
 
 def hand_made(lang: str, folder: Path | None = None) -> list[dict[str, Any]]:

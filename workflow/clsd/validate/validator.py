@@ -48,7 +48,7 @@ from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.validate.closeness import MIN_CLOSENESS, closeness
 from clsd.validate.cutoff import cut_off
-from clsd.validate.lexicon import Lexicon, foreign_words, lexicon, maybe_names, unattested_capitals, unknown_words
+from clsd.validate.lexicon import Capitals, Lexicon, foreign_words, lexicon, maybe_names, unattested_capitals, unknown_words
 from clsd.validate.reorder import reorder_move
 from clsd.validate.tokens import forms, surface
 from clsd.validate.verdicts import (
@@ -98,14 +98,14 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
         if not language(lang).cased or maybe_names(unknown, lex):  # may be names: kept, and counted
             return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown))
         return Verdict("non_word", detail=", ".join(unknown))
-    misspelt, unattested = unattested_capitals(target, distractor, lex) if lex is not None else ([], [])
-    if misspelt:
-        return Verdict("non_word", detail=", ".join(misspelt))
-    stray = foreign_words([word.lower() for word in unattested], lang) if unattested else None
+    capitals = unattested_capitals(target, distractor, lex) if lex is not None else Capitals([], [], [])
+    if capitals.misspelt:
+        return Verdict("non_word", detail=", ".join(capitals.misspelt))
+    stray = foreign_words([word.lower() for word in capitals.unattested], lang) if capitals.unattested else None
     if stray is not None:  # a capitalised word of another language (du Stalemate), not a name
         return Verdict("wrong_language", detail=f"{stray[0]}: {', '.join(stray[1])}")
-    if unattested:
-        return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unattested))
+    if capitals.unattested or capitals.foreign:
+        return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(capitals.unattested + capitals.foreign))
     return Verdict()
 
 
