@@ -13,6 +13,7 @@ from clsd.generate import llm
 from clsd.generate.choose import closest_to_profile
 from clsd.generate.settings import Settings, generation_settings, request_settings
 from clsd.generate.store import ResponseStore, request_key
+from clsd.validate.verdicts import UNKNOWN_SUSPECT, Verdict
 from conftest import ROOT
 from fault_server import FaultServer, candidates_for, job_config
 
@@ -86,6 +87,33 @@ def test_six_candidates_are_asked_for_and_the_item_keeps_the_four_closest_to_the
         four, _ = llm.generate(items, "de", generator(server, ResponseStore(tmp_path / "store.sqlite"), 4), {}, "llm:fault")
         assert len(server.seen) == 2
         assert four.filter(four["id"] == 0)["text"].to_list() == candidates_for(items[0][1], "German", 4)
+
+
+class MarksSuspects:
+    """A validator that keeps every sentence and notes those holding `marked` as non_word_suspect (an invented place,
+    a stray capitalised word: what the real rules note when nothing attests a capitalised word)."""
+
+    def __init__(self, marked: set[str]) -> None:
+        self.marked = marked
+
+    def check_item(self, target: str, distractors: list[str]) -> list[Verdict]:
+        return [Verdict(note=UNKNOWN_SUSPECT) if text in self.marked else Verdict() for text in distractors]
+
+
+def test_a_sentence_with_unattested_words_is_kept_only_where_too_few_others_are_valid(tmp_path):
+    items = [(0, "Der Stadtrat A hat am Dienstag den Bau von drei neuen Grundschulen genehmigt.")]
+    written = candidates_for(items[0][1], "German", 6)
+    for marked, expected in (
+            # two of six noted: the four others are kept, though two of the noted are closer to the profile
+            ({written[4], written[5]}, written[:4]),
+            # three noted: the three others, then the noted one closest to the profile with them
+            ({written[0], written[4], written[5]}, [*written[1:4], written[4]])):
+        with FaultServer() as server:
+            gen = generator(server, ResponseStore(tmp_path / f"{len(marked)}.sqlite"), 6)
+            gen.validator = MarksSuspects(marked)
+            table, report = llm.generate(items, "de", gen, {}, "llm:fault")
+        assert table["text"].to_list() == expected
+        assert report["sentences"]["unused"] == 2
 
 
 def test_the_number_of_candidates_is_part_of_the_request_key_and_the_params(tmp_path):

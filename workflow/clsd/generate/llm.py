@@ -58,11 +58,21 @@ class FreeText(EndpointError):
     """The endpoint answers numbered free text where the JSON schema was asked for (it ignores `response_format`)."""
 
 
-class Validator(Protocol):
-    """What generation asks of a validator (clsd.validate.validator.Validator is one): why each new distractor of
-    `target` is rejected, or None when it is valid (one call per answer: a judge may ask about all of them at once)."""
+class Checked(Protocol):
+    """A validator's verdict on one distractor (clsd.validate.verdicts.Verdict is one): why it is rejected (None:
+    valid), and whether a valid one holds words nothing attests (an invented place, a stray capitalised word)."""
 
-    def reasons(self, target: str, distractors: list[str]) -> list[str | None]: ...
+    reason: str | None
+
+    @property
+    def unattested(self) -> bool: ...
+
+
+class Validator(Protocol):
+    """What generation asks of a validator (clsd.validate.validator.Validator is one): a verdict on each new
+    distractor of `target` (one call per answer: a judge may ask about all of them at once)."""
+
+    def check_item(self, target: str, distractors: list[str]) -> Sequence[Checked]: ...
 
 
 def messages_for(template: str, lang: str, sentence: str) -> list[dict[str, str]]:
@@ -308,22 +318,24 @@ class Generator:
                     outcome.rejected.append((text, "duplicate", GENERATION))
             # every new sentence is checked at once (a per-item judge asks about all of them in one request); the
             # valid ones fill the free places in answer order, or (more candidates asked than four) those closest to
-            # the reference profile do
-            reasons = self.validator.reasons(sentence, new) if self.validator and new else [None] * len(new)
-            valid = []
-            for text, reason in zip(new, reasons):
-                if reason is not None:
-                    outcome.rejects[reason] += 1
-                    outcome.rejected.append((text, reason, VALIDATION))
+            # the reference profile do; a sentence with words nothing attests (non_word_suspect: an invented place, a
+            # stray capitalised word) only where too few others are valid
+            verdicts = self.validator.check_item(sentence, new) if self.validator and new else [None] * len(new)
+            valid, unattested = [], []
+            for text, found in zip(new, verdicts):
+                if found is not None and found.reason is not None:
+                    outcome.rejects[found.reason] += 1
+                    outcome.rejected.append((text, found.reason, VALIDATION))
                 else:
-                    valid.append(text)
-            free = N_DISTRACTORS - len(outcome.distractors)
-            chosen = (closest_to_profile(sentence, outcome.distractors, valid, free, self.profile_shares)
-                      if self.profile_shares is not None else range(min(free, len(valid))))
-            for index in chosen:
-                outcome.distractors.append(valid[index])
-                outcome.keys.append(response.key)
-            outcome.unused += len(valid) - len(chosen)
+                    (unattested if found is not None and found.unattested else valid).append(text)
+            for candidates in (valid, unattested):
+                free = N_DISTRACTORS - len(outcome.distractors)
+                chosen = (closest_to_profile(sentence, outcome.distractors, candidates, free, self.profile_shares)
+                          if self.profile_shares is not None else range(min(free, len(candidates))))
+                for index in chosen:
+                    outcome.distractors.append(candidates[index])
+                    outcome.keys.append(response.key)
+                outcome.unused += len(candidates) - len(chosen)
             if len(outcome.distractors) == N_DISTRACTORS:
                 return outcome
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"

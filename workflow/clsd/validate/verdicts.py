@@ -35,3 +35,9 @@ class Verdict:
     note: str | None = None
     detail: str | None = None
     judged: str | None = None  # the judge's answer when it was asked: JUDGE_SAME, JUDGE_DIFFERENT or JUDGE_UNCLEAR
+
+    @property
+    def unattested(self) -> bool:
+        """A kept distractor with words nothing attests (UNKNOWN_SUSPECT): generation keeps it only where too few
+        others are valid."""
+        return self.note == UNKNOWN_SUSPECT
