@@ -10,7 +10,7 @@ from clsd.analysis import profile
 from clsd.analysis.table3 import similarity
 from clsd.serving.client import ChatClient
 from clsd.generate import llm
-from clsd.generate.choose import closest_to_profile
+from clsd.generate.choose import closest_to_profile, shortened
 from clsd.generate.settings import Settings, generation_settings, request_settings
 from clsd.generate.store import ResponseStore, request_key
 from clsd.validate.verdicts import UNKNOWN_SUSPECT, Verdict
@@ -114,6 +114,16 @@ def test_a_sentence_with_unattested_words_is_kept_only_where_too_few_others_are_
             table, report = llm.generate(items, "de", gen, {}, "llm:fault")
         assert table["text"].to_list() == expected
         assert report["sentences"]["unused"] == 2
+
+
+def test_a_shortened_sentence_is_kept_only_where_too_few_others_are_valid():
+    """GPT-4's distractors keep at least 0.7 times their target's words (99.4% of the published slices'); a
+    summary of the target is a far sentence of another kind."""
+    assert not shortened(TARGET, PHRASE, "de") and not shortened(TARGET, FAR, "de")  # 13 words of 14, 14 of 14
+    summary = "Der Stadtrat hat drei Grundschulen genehmigt."
+    assert shortened(TARGET, summary, "de") and not shortened(summary, TARGET, "de")
+    # in a script without spaces the words are ICU's
+    assert shortened("市議会は火曜日に旧市街に新しい小学校を三校建設することを承認した。", "市議会は承認した。", "ja")
 
 
 def test_the_number_of_candidates_is_part_of_the_request_key_and_the_params(tmp_path):

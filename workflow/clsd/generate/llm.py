@@ -41,7 +41,7 @@ from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.generate.batch import Batches, Request
-from clsd.generate.choose import closest_to_profile
+from clsd.generate.choose import closest_to_profile, shortened
 from clsd.generate.parse import WHOLE_ANSWER, Parsed, first_words, parse_answer
 from clsd.generate.settings import Settings
 from clsd.generate.store import Response, ResponseStore, request_key
@@ -319,16 +319,19 @@ class Generator:
             # every new sentence is checked at once (a per-item judge asks about all of them in one request); the
             # valid ones fill the free places in answer order, or (more candidates asked than four) those closest to
             # the reference profile do; a sentence with words nothing attests (non_word_suspect: an invented place, a
-            # stray capitalised word) only where too few others are valid
+            # stray capitalised word) or a shortened one (clsd.generate.choose.shortened) comes in only where too few
+            # others are valid
             verdicts = self.validator.check_item(sentence, new) if self.validator and new else [None] * len(new)
-            valid, unattested = [], []
+            valid, fallback = [], []
             for text, found in zip(new, verdicts):
                 if found is not None and found.reason is not None:
                     outcome.rejects[found.reason] += 1
                     outcome.rejected.append((text, found.reason, VALIDATION))
+                elif (found is not None and found.unattested) or shortened(sentence, text, lang):
+                    fallback.append(text)
                 else:
-                    (unattested if found is not None and found.unattested else valid).append(text)
-            for candidates in (valid, unattested):
+                    valid.append(text)
+            for candidates in (valid, fallback):
                 free = N_DISTRACTORS - len(outcome.distractors)
                 chosen = (closest_to_profile(sentence, outcome.distractors, candidates, free, self.profile_shares)
                           if self.profile_shares is not None else range(min(free, len(candidates))))
