@@ -322,9 +322,9 @@ def test_a_per_item_judge_asks_once_about_the_distractors_the_rules_kept():
 
     validator = Validator("fr", judge_item=judge_item)
     texts = [FR.upper(), SAME, OTHER, UNCLEAR]
-    assert validator.reasons(FR, texts) == ["copy", "judged_equivalent", None, None]
+    assert [found.reason for found in validator.check_item(FR, texts)] == ["copy", "judged_equivalent", None, None]
     assert asked == [texts[1:]] and validator.unclear["judge_unclear"] == 1  # one request, the copy left out
-    assert validator.reasons(FR, [FR.upper()]) == ["copy"] and len(asked) == 1  # nothing kept: no request
+    assert [found.reason for found in validator.check_item(FR, [FR.upper()])] == ["copy"] and len(asked) == 1  # nothing kept: no request
 
 
 def test_per_item_verdicts_are_stored_and_replayed_and_an_unreadable_answer_is_unusable(tmp_path):

@@ -113,9 +113,8 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
 class Validator:
     """Rule checks, then (optionally) the judge, for distractors in language `lang`.
 
-    `check_item(target, distractors)` gives the full Verdict of each distractor of one item; `reasons(target,
-    distractors)` only their rejection reasons (None for a valid distractor: a suspect is valid, so generation
-    never re-asks it). The judge sees every distractor the rules keep, suspects included: `judge_item(target,
+    `check_item(target, distractors)` gives the full Verdict of each distractor of one item (a suspect is valid, so
+    generation never re-asks it; it keeps one with unattested words only where too few others are valid). The judge sees every distractor the rules keep, suspects included: `judge_item(target,
     distractors)` in one request per item, or `judge(target, distractor)` once per distractor; each answers True when
     a distractor means the same as the target, False when it differs and None when its answer cannot be read
     (counted as `judge_unclear`, the distractor is kept).
@@ -156,9 +155,6 @@ class Validator:
 
     def check(self, target: str, distractor: str) -> Verdict:
         return self.check_item(target, [distractor])[0]
-
-    def reasons(self, target: str, distractors: list[str]) -> list[str | None]:
-        return [found.reason for found in self.check_item(target, distractors)]
 
     def reason(self, target: str, distractor: str) -> str | None:
         return self.check(target, distractor).reason
