@@ -27,10 +27,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 PYPROJECT = ROOT / "pyproject.toml"
 PACKAGE = ROOT / "workflow"
-#: How a map's key (a dataset's or model's name, a language) is written in a key path.
-NAMES = {"datasets": "<dataset>", "models": "<model>", "files": "<dataset>", "sampling": "<parameter>"}
+#: How a map's key (a dataset's or model's name, a language) is written in a key path, by the map's own key; a map
+#: whose key means another thing under another parent (a dataset's `source.files` is by language) is named by both.
+NAMES = {"datasets": "<dataset>", "models": "<model>", "files": "<dataset>", "sampling": "<parameter>",
+         "source.files": "<lang>"}
 
 log = logging.getLogger("mkdocs.plugins.clsd.gen_reference")
+
+
+def entry_name(path: str, key: str) -> str:
+    """How an entry of the map at `path` (whose own key is `key`) is written: `<lang>`, `<dataset>`, `<name>`."""
+    parent = path.rsplit(".", 2)[-2] if path.count(".") else ""
+    return NAMES.get(f"{parent}.{key}", NAMES.get(key, "<name>"))
 
 
 @dataclass
@@ -139,7 +147,7 @@ def walk(node: dict[str, Any], path: str, schema: dict[str, Any], sections: list
         if "properties" in child:
             kind = f"{kind}: [its keys](#{slugify(child_path, '-')})"
         elif isinstance(mapped, dict) and "properties" in resolve(mapped, schema):
-            name = f"{child_path}.{NAMES.get(key, '<name>')}"
+            name = f"{child_path}.{entry_name(child_path, key)}"
             kind = f"{kind}: [its keys](#{slugify(name, '-')})"
         section.rows.append(Row(child_path, kind, default, text))
         if "properties" in child:
@@ -151,7 +159,7 @@ def walk(node: dict[str, Any], path: str, schema: dict[str, Any], sections: list
         mapped = child.get("additionalProperties")
         if isinstance(mapped, dict):
             mapped = resolve(mapped, schema)
-            name = f"{child_path}.{NAMES.get(key, '<name>')}"
+            name = f"{child_path}.{entry_name(child_path, key)}"
             if "properties" in mapped:
                 children.append((mapped, name, child.get("description", "")))
             elif isinstance(mapped.get("additionalProperties"), dict):

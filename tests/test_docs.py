@@ -135,6 +135,10 @@ def test_every_schema_key_is_in_the_built_reference_with_its_default(site):
     missing = [".".join(s or "<name>" for s in path) for path, _ in keys
                if not any(pattern(path).fullmatch(code) for code in reference.codes)]
     assert not missing, f"schema keys not in the built reference: {missing}"
+    undescribed = [key for key, row in rows.items() if not row[3].strip()]
+    assert not undescribed, f"keys with no description in the reference: {undescribed}"
+    assert "datasets.<dataset>.source.files.<lang>" in rows  # a dataset's files are by language, the annotators' by dataset
+    assert "annotation.files.<dataset>.<lang>" in rows
     for path, node in keys:
         if "default" not in node or None in path:
             continue
