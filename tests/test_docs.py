@@ -292,3 +292,12 @@ def test_config_examples_of_the_guides_pass_the_schema():
         assert not errors, f"{page.relative_to(ROOT)}: {errors}"
     # the check can fail: a key the schema does not know is an error
     assert list(jsonschema.Draft202012Validator(schema).iter_errors({**base, "generation": {"modle": "x"}}))
+
+
+def test_the_validation_page_explains_every_reason_and_note():
+    from clsd.validate.verdicts import JUDGE_REASON, RULE_REASONS, SUSPECTS
+    page = (DOCS / "validation.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([a-z_]+)` \|", page, flags=re.M))
+    missing = [reason for reason in (*RULE_REASONS, JUDGE_REASON) if reason not in rows]
+    assert not missing, f"reasons with no row in docs/validation.md's table: {missing}"
+    assert all(f"`{note}`" in page for note in SUSPECTS)
