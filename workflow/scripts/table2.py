@@ -24,7 +24,7 @@ candidates = [(labels["datasets"][dataset], read_meta(path)) for (dataset,), pat
 table, counts = table2.table2(outcomes)
 if not any(counts.values()):
     raise InputError(table2.nothing_to_score(candidates))
-intervals = table2.confidence_intervals(outcomes, settings["bootstrap"], settings["seed"])
+intervals = table2.confidence_intervals(outcomes)
 notes = table2.not_scored_notes(candidates) + table2.duplicate_notes(candidates)
 table2.write_table2(table, counts, intervals, notes + table2.average_note(counts), settings["show_ci"], output.md, output.tex, output.csv)
 table2.write_pairs(table2.paired_comparisons(outcomes), output.pairs_md, output.pairs_csv)

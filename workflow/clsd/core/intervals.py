@@ -1,5 +1,5 @@
 """Uncertainty of Precision@1: exact (Clopper–Pearson) intervals per cell, a paired interval for the mean of
-cells that share items, seeds derived from what is resampled, percentile bootstrap intervals (for the
+cells that share items (from the outcomes alone), seeds derived from what is sampled, percentile bootstrap intervals (for the
 continuous shifts of the analysis), the exact McNemar test for paired models and an interval for a paired difference
 of two proportions (the same items under two distractor sets, clsd.report.generator_check)."""
 
@@ -40,28 +40,27 @@ def exact_interval_effective(estimate: float, n_effective: float) -> tuple[float
     return low, high
 
 
-def paired_mean_interval(groups: list[np.ndarray], n_boot: int, rng: np.random.Generator) -> tuple[float, float]:
+def paired_mean_interval(groups: list[np.ndarray]) -> tuple[float, float]:
     """95% interval of the mean of several proportions (columns) whose items are shared within groups.
 
     `groups` holds one boolean matrix per set of shared items (rows = items, columns = the proportions that
     score those items, e.g. the two directions of one dataset); every column has the same weight in the mean.
-    The mean's variance is estimated by resampling items, each group's rows jointly for all its columns (so
-    correlated columns are not counted as independent evidence), and turned into an effective number of items
-    n = m(1 − m)/variance, kept between the number of items (columns of a group perfectly correlated) and the
-    number of outcomes (all columns independent); the interval is Clopper–Pearson at that size (Korn & Graubard
-    1998). When every outcome is a success (or every one a failure) the variance is 0 and the smaller size is
-    used, so the interval stays as wide as the items allow instead of collapsing onto the estimate.
+    The mean's variance is that of resampling items, each group's rows jointly for all its columns (so correlated
+    columns are not counted as independent evidence), computed exactly rather than drawn: the variance of a
+    group's weighted row sums over its items, divided by their number (the limit a bootstrap approaches as its
+    replicates grow). So the interval depends on the outcomes alone: two models with the same outcomes get the
+    same interval. The variance is turned into an effective number of items n = m(1 − m)/variance, kept between the
+    number of items (columns of a group perfectly correlated) and the number of outcomes (all columns
+    independent); the interval is Clopper–Pearson at that size (Korn & Graubard 1998). When every outcome is a
+    success (or every one a failure) the variance is 0 and the smaller size is used, so the interval stays as wide
+    as the items allow instead of collapsing onto the estimate.
     """
     groups = [np.asarray(g, dtype=np.float64) for g in groups]
     weight = 1.0 / sum(g.shape[1] for g in groups)
     mean = weight * sum(float(g.mean(axis=0).sum()) for g in groups)
-    replicates = np.zeros(n_boot)
-    for g in groups:
-        rows = rng.integers(0, g.shape[0], size=(n_boot, g.shape[0]))
-        replicates += weight * g.sum(axis=1)[rows].mean(axis=1)
+    variance = sum(float((weight * g.sum(axis=1)).var()) / g.shape[0] for g in groups)
     n_items = 1.0 / sum((weight * g.shape[1]) ** 2 / g.shape[0] for g in groups)
     n_outcomes = 1.0 / sum(weight**2 * g.shape[1] / g.shape[0] for g in groups)
-    variance = float(replicates.var())
     if variance > 0.0 and 0.0 < mean < 1.0:
         n_effective = min(max(mean * (1.0 - mean) / variance, n_items), n_outcomes)
     else:

@@ -105,14 +105,14 @@ def shared_items(cells: list[Outcome]) -> list[np.ndarray]:
     return groups
 
 
-def confidence_intervals(outcomes: list[Outcome], n_boot: int, seed: int) -> pl.DataFrame:
+def confidence_intervals(outcomes: list[Outcome]) -> pl.DataFrame:
     """95% interval of every cell and of each row's Average (long: view, model, column, n, p1, ci_low, ci_high,
     in percent; a cell with zero items has n = 0 and no value or bounds).
 
-    A cell's interval is exact (Clopper–Pearson). The Average's is `intervals.paired_mean_interval`: items are
-    resampled jointly for the directions of a dataset (they score the same items), `n_boot` times, with a
-    generator seeded by `seed` and the row's identity (view, model, datasets), never by its position, so adding
-    a model or a dataset changes no other row's interval.
+    A cell's interval is exact (Clopper–Pearson). The Average's is `intervals.paired_mean_interval`: the variance
+    of resampling items jointly for the directions of a dataset (they score the same items), computed exactly, so
+    an interval depends on its row's outcomes alone: two models with the same outcomes get the same interval, and
+    adding a model or a dataset changes no other row's.
     """
     rows, by_row = [], {}
     for cell in outcomes:
@@ -126,9 +126,7 @@ def confidence_intervals(outcomes: list[Outcome], n_boot: int, seed: int) -> pl.
         scored = [cell for cell in cells if cell.ids.size]
         row = {"view": view, "model": model, "column": "Average", "n": sum(int(cell.ids.size) for cell in cells), "p1": None, "ci_low": None, "ci_high": None}
         if scored:
-            datasets = sorted({cell.dataset for cell in scored})
-            rng = intervals.identity_rng(seed, view, model, "Average", *datasets)
-            low, high = intervals.paired_mean_interval(shared_items(cells), n_boot, rng)
+            low, high = intervals.paired_mean_interval(shared_items(cells))
             row |= {"p1": float(np.mean([precision_at_1(cell.correct) for cell in scored])), "ci_low": 100.0 * low, "ci_high": 100.0 * high}
         rows.append(row)
     schema = {"view": pl.String, "model": pl.String, "column": pl.String, "n": pl.Int64, "p1": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
