@@ -403,3 +403,13 @@ def test_published_duplicates_kept_in_scoring_get_a_footnote_like_copies():
                                     ("WMT21", {"items": 2, "distractors": [metas[1]]})])
     assert notes == ["WMT19: 1 published distractor(s) repeat another of their item (1 fr; flagged in the validation table), "
                      "scored as published: their items have fewer than four different distractors."]
+
+
+def test_nothing_to_score_says_what_to_try_when_an_llm_left_items_short():
+    failed = [{"id": 0, "lang": "is", "reason": "1 valid distractors after 3 attempts"}]
+    llm = {"items": 2, "distractors": [{"dataset": "wmt21-is-en", "lang": "is", "failed": failed, "settings": {"endpoint": "http://127.0.0.1:8080/v1"}}]}
+    message = table2.nothing_to_score([("WMT21 is-en", llm)])
+    assert "WMT21 is-en: none of 2 items has four valid distractors in every language (is: 1 × 1 valid distractors after 3 attempts)" in message
+    assert "raise generation.max_attempts" in message and "generation.base_url" in message
+    published = {"items": 2, "distractors": [{"dataset": "pub", "lang": "de", "failed": failed, "settings": {}}]}
+    assert "max_attempts" not in table2.nothing_to_score([("Pub", published)])  # nobody asked an LLM: no LLM hint

@@ -135,6 +135,7 @@ def test_refused_items_rerun_with_results_kept_say_how_to_ask_again_and_reask_un
         env = {"OPENAI_API_KEY": "sk-test"}
         first = snakemake(tmp_path, check=False, env=env)
         assert first.returncode != 0 and "no item can be scored" in first.stdout + first.stderr
+        assert "raise generation.max_attempts" in first.stdout + first.stderr  # what to try, not only what went wrong
         asked = len(server.seen)
         assert asked == 4  # three refusals of the German sentence, one French answer
 

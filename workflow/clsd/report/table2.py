@@ -215,7 +215,18 @@ def nothing_to_score(datasets: list[tuple[str, dict[str, Any]]]) -> str:
                     asked.append((origin.get("dataset"), origin.get("lang")))
         reasons = ", ".join(per_language) or candidates.dropped_detail(meta.get("dropped", []))
         parts.append(f"{label}: none of {meta['items']} items has four valid distractors in every language ({reasons})")
-    return "no item can be scored, so no model was run. " + ". ".join(parts) + "." + ask_again_hint(asked)
+    return "no item can be scored, so no model was run. " + ". ".join(parts) + "." + more_items_hint(asked) + ask_again_hint(asked)
+
+
+def more_items_hint(asked: list[tuple[str | None, str | None]]) -> str:
+    """What a user can change when an LLM left items with too few valid distractors (`asked`: the generation jobs with
+    failures): more asks, more candidates per ask, more items, or a stronger generator."""
+    if not asked:
+        return ""
+    return (" To get items scored: raise generation.max_attempts (an item short of four valid distractors is asked "
+            "again) or generation.candidates (more sentences per answer to choose from), select more items "
+            "(select.limit), or have a stronger LLM write the distractors (generation.base_url, docs/guides/llm.md): "
+            "the local 1.5B model writes usable distractors in a few languages only (docs/guides/language-pair.md).")
 
 
 def ask_again_hint(asked: list[tuple[str | None, str | None]]) -> str:
