@@ -301,3 +301,41 @@ def test_the_validation_page_explains_every_reason_and_note():
     missing = [reason for reason in (*RULE_REASONS, JUDGE_REASON) if reason not in rows]
     assert not missing, f"reasons with no row in docs/validation.md's table: {missing}"
     assert all(f"`{note}`" in page for note in SUSPECTS)
+
+
+FIGURE = re.compile(r"<!-- figure: (?P<name>[a-z0-9_]+) -->\**")
+
+
+def quoted_figures() -> list[tuple[str, str, str]]:
+    """Every `<!-- figure: name -->` marker of the README, config/README.md and docs/: (file, name, the text after it)."""
+    pages = [ROOT / "README.md", ROOT / "config" / "README.md", *sorted(DOCS.rglob("*.md"))]
+    return [(str(page.relative_to(ROOT)), match["name"], text[match.end():match.end() + 40])
+            for page in pages for text in [page.read_text(encoding="utf-8")] for match in FIGURE.finditer(text)]
+
+
+
+def figure_errors(quotes: list[tuple[str, str, str]], figures: dict[str, dict]) -> list[str]:
+    """A line per quote that differs from docs/figures.yaml or names a figure it lacks, and per figure nobody quotes."""
+    errors = [f"{page}: {name} is not in docs/figures.yaml" if name not in figures
+              else f"{page}: {name} reads {after!r}, docs/figures.yaml says {figures[name]['value']!r}"
+              for page, name, after in quotes if name not in figures or not after.startswith(str(figures[name]["value"]))]
+    return errors + [f"{name} is quoted nowhere" for name in sorted(set(figures) - {name for _, name, _ in quotes})]
+
+
+def test_every_quoted_figure_equals_its_one_source():
+    """docs/figures.yaml holds each measured figure once; a page that quotes it marks the quote, and a quote that
+    differs from the file (a figure updated in one place only) or a figure nobody quotes fails."""
+    figures = yaml.safe_load((DOCS / "figures.yaml").read_text(encoding="utf-8"))
+    quotes = quoted_figures()
+    assert len(quotes) >= 20, quotes  # the README, Getting started, Tests and config/README.md mark their times
+    errors = figure_errors(quotes, figures)
+    assert not errors, "quoted figures that differ from their source:\n" + "\n".join(errors)
+    assert all({"value", "what", "where"} <= set(entry) for entry in figures.values())
+
+
+def test_a_quote_that_drifted_is_caught():
+    """The check above can fail: a quote edited by hand, a figure the file lacks and one nobody quotes are named."""
+    figures = {"rerun": {"value": "1 m 20 s"}, "install": {"value": "5 m 04 s"}}
+    quotes = [("README.md", "rerun", "1 m 25 s** |"), ("docs/index.md", "rerun", "1 m 20 s** |"), ("docs/x.md", "other", "2 s")]
+    assert figure_errors(quotes, figures) == ["README.md: rerun reads '1 m 25 s** |', docs/figures.yaml says '1 m 20 s'",
+                                              "docs/x.md: other is not in docs/figures.yaml", "install is quoted nowhere"]
