@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install clsd and its pinned dependencies into .venv (CPU torch; CUDA users see docs/guides/embedding-models.md), and build llama.cpp's
+# Install clsd and its pinned dependencies into .venv (CPU torch; CUDA users: docs/guides/paper.md, "CUDA torch"), and build llama.cpp's
 # llama-server for the local LLM (clsd.serving.server_build: the llama.cpp source inside the pinned
 # llama-cpp-python sdist on PyPI, CPU variants chosen at run time; skipped when already built for this CPU).
 # The build runs while pip installs (it needs only the standard library); its log is .venv/llama-server-build.log.
