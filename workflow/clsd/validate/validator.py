@@ -19,8 +19,8 @@ Reasons, checked in this order (the first that applies is reported):
   `validation.case_sensitive`);
 - reorder: the same units in another order, by a move that cannot change who did what to whom
   (clsd.validate.reorder). Any other reorder is kept and noted `reorder_suspect`;
-- cut_off: the target's first or last units only, at least two left out (clsd.validate.cutoff): less of the same
-  meaning, not another one;
+- cut_off: the target's first or last units only, at least two left out, or a sentence that stops where its target
+  ends its sentence (clsd.validate.cutoff): less of the same meaning, or no sentence, not another meaning;
 - wrong_language: the distractor is in another language than the target or holds letters of a script neither
   its language nor the target uses (clsd.core.detect.other_language), or holds words its own lexicon lacks
   and a foreign lexicon knows (*backers* in French: clsd.validate.lexicon.foreign_words);

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 DUPLICATE = "duplicate"
 #: A distractor that shares too little with its target to be an adversarial example (clsd.validate.closeness).
 UNRELATED = "unrelated"
-#: A distractor that is its target's first or last words only (clsd.validate.cutoff).
+#: A distractor that is its target's first or last words only, or stops where its target goes on (clsd.validate.cutoff).
 CUT_OFF = "cut_off"
 #: Rejection reasons of the rules (clsd.validate.validator and the per-item duplicate check), in the order they are checked.
 RULE_REASONS = ("copy", DUPLICATE, "surface_only", "reorder", CUT_OFF, "wrong_language", UNRELATED, "non_word")
