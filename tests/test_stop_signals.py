@@ -150,8 +150,8 @@ def generation_folder(folder: Path, base_url: str) -> Path:
 
 # The two ways a signal arrives (through Snakemake's onstart forwarding, or to the job itself), one real run each;
 # SIGTERM and SIGHUP take the same handler (clsd.core.stopping), so the served-embedding test below sends SIGHUP.
-@pytest.mark.parametrize("signum,to", [(signal.SIGTERM, "snakemake"), (signal.SIGTERM, "group")],
-                         ids=["SIGTERM to snakemake", "SIGTERM to the group"])
+@pytest.mark.parametrize("signum,to", [(signal.SIGTERM, "snakemake"), (signal.SIGTERM, "group"), (signal.SIGINT, "snakemake")],
+                         ids=["SIGTERM to snakemake", "SIGTERM to the group", "SIGINT to snakemake"])
 def test_a_stop_signal_during_generation_stores_what_was_asked_and_the_rerun_asks_the_rest(signum, to, tmp_path):
     target = "results/generation/gen/de.json"
     with FaultServer(latency=0.3) as server:

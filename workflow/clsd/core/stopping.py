@@ -29,8 +29,9 @@ log = logging.getLogger(__name__)
 
 #: The signals that mean "stop this run" (SIGKILL cannot be caught).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-#: What Snakemake is sent alone that it would not pass to its jobs.
-PASSED_TO_JOBS = (signal.SIGTERM, signal.SIGHUP)
+#: What Snakemake is sent alone that it would not pass to its jobs (SIGINT too: `kill -INT` to Snakemake alone makes it
+#: wait for the running jobs, a generation job asking on to its end).
+PASSED_TO_JOBS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 Handler = Callable[[int, FrameType | None], Any] | int | None
 
@@ -98,12 +99,15 @@ def descendants() -> list[Any]:
 
 
 def pass_to_jobs() -> None:
-    """In Snakemake's process (its `onstart` hook): SIGTERM or SIGHUP sent to Snakemake alone is sent on as SIGTERM to
-    every process it started, then handled as Snakemake handles SIGTERM (no new job; exit once the running ones
-    have ended). Does nothing outside the main thread."""
+    """In Snakemake's process (its `onstart` hook): SIGINT, SIGTERM or SIGHUP sent to Snakemake alone is sent on as
+    SIGTERM to every process it started, then handled as Snakemake handles it (SIGINT as Snakemake's own Ctrl-C, the
+    others as its SIGTERM: no new job; exit once the running ones have ended). After a Ctrl-C in a terminal the jobs
+    have the SIGINT already, and take the SIGTERM as a second signal, logged and ignored. Does nothing outside the main
+    thread."""
     if threading.current_thread() is not threading.main_thread():
         return
     graceful = signal.getsignal(signal.SIGTERM)
+    own = {signal.SIGINT: signal.getsignal(signal.SIGINT)}
 
     def forward(signum: int, frame: FrameType | None) -> None:
         import psutil
@@ -116,8 +120,9 @@ def pass_to_jobs() -> None:
                 process.send_signal(signal.SIGTERM)
             except psutil.Error:  # ended in between
                 pass
-        if callable(graceful):
-            graceful(signum, frame)
+        then = own.get(signum, graceful)
+        if callable(then):
+            then(signum, frame)
 
     for signum in PASSED_TO_JOBS:
         if _catchable(signum):
