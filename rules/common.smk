@@ -68,7 +68,7 @@ def planned_sentinel(kind, name):
 
 
 onstart:
-    # Before any job: the API keys of the jobs that will send (clsd.core.api_keys); SIGTERM or SIGHUP to Snakemake
+    # Before any job: the API keys of the jobs that will send (clsd.core.api_keys); SIGINT, SIGTERM or SIGHUP to Snakemake
     # alone stops the running jobs as Ctrl-C does (clsd.core.stopping).
     check_api_keys(
         config,
