@@ -328,7 +328,7 @@ def test_published_distractors_are_flagged_and_removed_only_when_asked(fresh_cop
     markdown = (fresh_copy / "results/tables/validation.md").read_text(encoding="utf-8")
     assert reorder in markdown
     # how sure each reason is, measured on the hand-made sets of both languages (clsd.validate.reliability)
-    assert "- German: copy 1/1 right, 1/1 caught; cut_off 2/2 right, 2/2 caught; non_word " in markdown and "- French: copy 1/1 right" in markdown
+    assert "- German: copy 1/1 right, 1/1 caught; cut_off 4/4 right, 4/4 caught; non_word " in markdown and "- French: copy 1/1 right" in markdown
     table = pl.read_csv(fresh_copy / "results/tables/table2.csv")
     assert table.filter(pl.col("view") == "n")["Raw DE→FR"][0] == 22  # flagged only: the published data is unchanged
 
