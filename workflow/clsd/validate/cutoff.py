@@ -33,7 +33,7 @@ CLOSING = re.compile(r"[\s\"'»«“”„‘’‚›‹)\]}」』》〉）]+$"
 
 def cut_off(target: str, distractor: str, lang: str) -> str | None:
     """Where `distractor` cuts `target` off and how much it leaves out ("at the end: 4 of 12 units left out"), or
-    None when it is not the target's first or last units."""
+    None when it is neither the target's first or last units nor unfinished (`unfinished`)."""
     whole, part = surface(target, lang), surface(distractor, lang)
     left_out = len(whole) - len(part)
     if part and left_out >= MIN_LEFT_OUT:
@@ -51,5 +51,4 @@ def unfinished(target: str, distractor: str, lang: str) -> str | None:
     ending, stop = CLOSING.sub("", target), CLOSING.sub("", distractor)
     if not ending or not stop or ending[-1] not in final or stop[-1] in final or TERMINAL.match(stop[-1]):
         return None
-    last = stop.split()[-1] if stop.split() else stop
-    return f"unfinished: stops at {last[-20:]!r}, its target ends with {ending[-1]!r}"
+    return f"unfinished: stops at {stop.split()[-1][-20:]!r}, its target ends with {ending[-1]!r}"
