@@ -90,27 +90,32 @@ COLUMN = {"de": "German", "fr": "French"}
 REFERENCE = "resources/profiles/gpt-4-0613-wmt.yaml"
 
 
-def sample_sentences(n: int, lang: str = "de", items: str = "sample") -> list[tuple[int, str]]:
-    """The first `n` sentences in `lang` of the `items` set (ITEMS)."""
+def item_rows(n: int, lang: str, items: str, quoting: bool = False) -> list[dict]:
+    """The first `n` rows of the `items` set (ITEMS), with `quoting` only those whose sentence in `lang` holds a
+    straight double quote (the targets a JSON answer must escape a quote of)."""
     import polars as pl
 
     table = pl.read_csv(ITEMS[items])
-    return list(zip(table["Index"].to_list()[:n], table[COLUMN[lang]].to_list()[:n]))
+    if quoting:
+        table = table.filter(pl.col(COLUMN[lang]).str.contains('"', literal=True))
+    return table.head(n).to_dicts()
 
 
-def published_profiles(n: int, langs: list[str], items: str) -> dict:
-    """The closeness profile of GPT-4's published distractors of the same first `n` items, per language (none for the
-    sample, which has no GPT-4 distractors)."""
-    import polars as pl
+def sample_sentences(n: int, lang: str = "de", items: str = "sample", quoting: bool = False) -> list[tuple[int, str]]:
+    """The first `n` sentences in `lang` of the `items` set (ITEMS; `quoting`: item_rows)."""
+    return [(row["Index"], row[COLUMN[lang]]) for row in item_rows(n, lang, items, quoting)]
 
+
+def published_profiles(n: int, langs: list[str], items: str, quoting: bool = False) -> dict:
+    """The closeness profile of GPT-4's published distractors of the same items (item_rows), per language (none for
+    the sample, which has no GPT-4 distractors)."""
     from clsd.analysis import profile
     from clsd.analysis.table3 import similarity
 
     if items == "sample":
         return {}
-    table = pl.read_csv(ITEMS[items]).head(n)
     return {lang: profile.record(profile.profile([similarity(row[COLUMN[lang]], row[f"{lang}_adv{k}"])
-                                                  for row in table.iter_rows(named=True) for k in range(1, 5)]), None)
+                                                  for row in item_rows(n, lang, items, quoting) for k in range(1, 5)]), None)
             for lang in langs}
 
 
@@ -156,21 +161,25 @@ class LlamaSetting:
     answer_format: str = "json"
     slots: int = 1
     candidates: int = 4
+    prompt_quotes: str = "as_written"
 
     @classmethod
     def parse(cls, spec: str, answer_format: str, slots: int) -> LlamaSetting:
-        """`prompt:sampling:speculative[:candidates]` (names of SAMPLING and SPECULATIVE; generation.candidates, 4
-        when left out), e.g. `local-v1:xtc-0.5-0.1:simple-3-16` or `local-v3:xtc-0.5-0.1:simple-3-16:6`."""
+        """`prompt:sampling:speculative[:candidates[:prompt_quotes]]` (names of SAMPLING and SPECULATIVE;
+        generation.candidates, 4 when left out; generation.prompt_quotes, as_written when left out), e.g.
+        `local-v1:xtc-0.5-0.1:simple-3-16` or `local-v3:xtc-dry-8:none:6:curly`."""
         prompt, sampling, speculative, *rest = spec.split(":")
-        if sampling not in SAMPLING or speculative not in SPECULATIVE or len(rest) > 1 or not all(r.isdigit() for r in rest):
+        if (sampling not in SAMPLING or speculative not in SPECULATIVE or len(rest) > 2 or not all(r.isdigit() for r in rest[:1])
+                or rest[1:] not in ([], ["as_written"], ["curly"])):
             raise SystemExit(f"--settings {spec!r}: sampling one of {', '.join(SAMPLING)}, speculative one of "
-                             f"{', '.join(SPECULATIVE)}, then optionally the candidates per answer")
-        return cls(prompt, sampling, speculative, answer_format, slots, int(rest[0]) if rest else 4)
+                             f"{', '.join(SPECULATIVE)}, then optionally the candidates per answer and as_written or curly")
+        return cls(prompt, sampling, speculative, answer_format, slots, int(rest[0]) if rest else 4,
+                   rest[1] if len(rest) > 1 else "as_written")
 
     @property
     def name(self) -> str:
         return (f"{self.prompt}, sampling {self.sampling}, speculative {self.speculative}, {self.answer_format}, "
-                f"{self.slots} slot(s), {self.candidates} candidates")
+                f"{self.slots} slot(s), {self.candidates} candidates, quotes {self.prompt_quotes}")
 
 
 def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
@@ -190,7 +199,7 @@ def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
 
 
 def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threads: int, attempts: int, store: Path,
-              item_set: str = "sample") -> dict:
+              item_set: str = "sample", quoting: bool = False) -> dict:
     """One setting on a fresh server and store: the first `n` sentences of `item_set` per language at T = 1,
     re-asked up to `attempts` times as the default run does, validated by the validator's rules (closeness included)."""
     from clsd.analysis import profile
@@ -200,7 +209,8 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     template = (ROOT / "resources/prompts" / f"{setting.prompt}.txt").read_text(encoding="utf-8")
     settings = Settings(model="qwen", template=template, endpoint="gguf:bench", concurrency=setting.slots,
                         max_attempts=attempts, answer_format=setting.answer_format,
-                        extra=tuple(sorted(SAMPLING[setting.sampling].items())), candidates=setting.candidates)
+                        extra=tuple(sorted(SAMPLING[setting.sampling].items())), candidates=setting.candidates,
+                        prompt_quotes=setting.prompt_quotes)
     reference = profile.read_reference(ROOT / REFERENCE)
     server = LlamaServer(gguf, threads=threads, slots=setting.slots, speculative=SPECULATIVE[setting.speculative])
     started = time.perf_counter()
@@ -208,7 +218,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     with server as base_url:
         server_start = time.perf_counter() - started
         for lang in langs:
-            items = sample_sentences(n, lang, item_set)
+            items = sample_sentences(n, lang, item_set, quoting)
             targets = dict(items)
             generator = llm.Generator(settings, ResponseStore(store), lambda: ChatClient(base_url=base_url, api_key="local", timeout=600,
                                                                                          retries=0, requests_per_minute=None),
@@ -250,7 +260,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
 
 
 def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetting], langs: list[str], item_set: str,
-                  stores: Path | None = None) -> dict:
+                  stores: Path | None = None, quoting: bool = False) -> dict:
     """The local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server), setting by setting on the same items; each
     setting's response store is kept as `stores`/<number>.sqlite when `stores` is given, to read what it wrote."""
     gguf = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()
@@ -263,10 +273,10 @@ def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetti
             store = folder / f"{number}.sqlite"
             if store.exists():
                 raise SystemExit(f"--stores {folder}: {store.name} exists; a bench run starts from empty stores")
-            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, store, item_set))
+            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, store, item_set, quoting))
     return {"server": "llama-server", "build": {k: build[k] for k in ("source", "variants")}, "attempts": attempts,
-            "languages": langs, "items": item_set, "items_per_language": n,
-            "gpt4_profile_same_items": published_profiles(n, langs, item_set), "runs": runs}
+            "languages": langs, "items": item_set, "only_quoting_items": quoting, "items_per_language": n,
+            "gpt4_profile_same_items": published_profiles(n, langs, item_set, quoting), "runs": runs}
 
 
 def stored(store: Path) -> int:
@@ -317,13 +327,15 @@ def main() -> None:
     parser.add_argument("--llama", type=int, default=0,
                         help="sentences per language for each setting of the local LLM (0: skip; 12: the default run's)")
     parser.add_argument("--settings", default=DEFAULT_SETTINGS,
-                        help="comma-separated prompt:sampling:speculative[:candidates] settings (resources/prompts/<prompt>.txt; "
+                        help="comma-separated prompt:sampling:speculative[:candidates[:prompt_quotes]] settings (resources/prompts/<prompt>.txt; "
                              f"sampling {', '.join(SAMPLING)}; speculative {', '.join(SPECULATIVE)})")
     parser.add_argument("--format", default="json", help="answer format of every setting")
     parser.add_argument("--slots", type=int, default=1, help="slots of every setting")
     parser.add_argument("--langs", default="de,fr", help="languages of the sample to generate")
     parser.add_argument("--items", choices=sorted(ITEMS), default="sample",
                         help="sentences: the hand-written sample, or real news (the published WMT19/WMT21 sets' first items)")
+    parser.add_argument("--quoting", action="store_true",
+                        help="only items whose target holds a straight double quote (each language its own first --llama)")
     parser.add_argument("--attempts", type=int, default=3, help="asks per item at most (the default run's max_attempts)")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads of the local LLM")
     parser.add_argument("--skip-test-server", action="store_true", help="only the local LLM's settings")
@@ -339,7 +351,7 @@ def main() -> None:
     if args.llama:
         settings = [LlamaSetting.parse(spec, args.format, args.slots) for spec in args.settings.split(",")]
         result["llama_cpp"] = llama_figures(args.llama, args.threads, args.attempts, settings, args.langs.split(","), args.items,
-                                          args.stores)
+                                          args.stores, args.quoting)
         if not args.skip_test_server:
             result["interrupt_llama_server"] = interrupt_figures(real=True)
     write_figures(args.out, result)

@@ -390,17 +390,25 @@ def test_a_dataset_without_items_shows_dashes_and_the_others_are_scored(fresh_co
     assert "no item of empty (direct view) can be scored: nothing encoded" in embed_log
 
 
-def test_a_run_with_nothing_to_score_stops_with_one_message(tmp_path):
+def test_a_run_with_nothing_to_score_writes_table2_with_dashes_and_says_why(tmp_path):
+    """A run whose only dataset has nothing to score writes Table 2 as a run of several datasets does: `–` and the
+    dataset's footnote; the table2 log warns why, per dataset and language."""
     write_config(tmp_path, {
         "model_store": str(MODEL_STORE),
         "datasets": {"empty": {"label": "Empty", "source": {"kind": "published_csv", "path": str(nothing_left(tmp_path / "empty.csv"))}}},
         "models": {"minilm": MINILM},
         "validation": {"apply_to_published": True},
     })
-    result = snakemake(tmp_path, check=False)
-    assert result.returncode != 0
-    message = "no item can be scored, so no model was run. Empty: none of 1 items has four valid distractors in every language ("
-    assert message in result.stdout + result.stderr  # shown in the terminal (show-failed-logs)
+    snakemake(tmp_path, "results/tables/table2.md")
+    markdown = (tmp_path / "results/tables/table2.md").read_text(encoding="utf-8")
+    rows = [line for line in markdown.splitlines() if line.startswith("| direct | minilm |")]
+    assert rows[0].split(" | ")[2:] == ["–", "–", "– |"]  # DE→FR, FR→DE, Average
+    assert "| n | items scored | 0 | 0 | – |" in markdown
+    assert next(line for line in markdown.splitlines() if line.startswith("Empty: ")).startswith("Empty: all 1 items not scored (")
+    assert "No item could be scored." not in markdown  # no LLM was asked: nothing to try there
+    message = ("no item can be scored, so no model was run and Table 2 shows – in every column. Empty: none of 1 items "
+               "has four valid distractors in every language (")
+    assert message in (tmp_path / "results/logs/table2.log").read_text(encoding="utf-8")
     assert "Traceback" not in (tmp_path / "results/logs/embed/minilm/empty/direct.log").read_text(encoding="utf-8")
 
 

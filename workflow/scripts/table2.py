@@ -4,8 +4,9 @@ left out and for published duplicates kept; the paired model comparisons; and Ta
 columns come in one canonical order (views as configured, models and datasets by name), whatever the order of the
 config."""
 
+import logging
+
 from clsd.core import logs
-from clsd.core.errors import InputError
 from clsd.core.io import read_meta
 from clsd.core.paths import keyed
 from clsd.report import figures, table2
@@ -22,10 +23,11 @@ files = [
 outcomes = table2.read_outcomes(files, snakemake.params.directions)
 candidates = [(labels["datasets"][dataset], read_meta(path)) for (dataset,), path in keyed(snakemake.input, "candidates").items()]
 table, counts = table2.table2(outcomes)
-if not any(counts.values()):
-    raise InputError(table2.nothing_to_score(candidates))
-intervals = table2.confidence_intervals(outcomes)
 notes = table2.not_scored_notes(candidates) + table2.duplicate_notes(candidates)
+if not any(counts.values()):  # written all `–`, as a dataset with nothing to score is among others, with what to try
+    logging.getLogger("clsd.table2").warning(table2.nothing_to_score(candidates))
+    notes += table2.nothing_scored_notes(candidates)
+intervals = table2.confidence_intervals(outcomes)
 table2.write_table2(table, counts, intervals, notes + table2.average_note(counts), settings["show_ci"], output.md, output.tex, output.csv)
 table2.write_pairs(table2.paired_comparisons(outcomes), output.pairs_md, output.pairs_csv)
 figures.table2_figure(intervals.filter(intervals["column"] != "Average"), output.figure_pdf, output.figure_png)

@@ -40,6 +40,7 @@ from clsd.serving.client import ChatClient, Completion, EndpointError, Interrupt
 from clsd.core.items import N_DISTRACTORS
 from clsd.core.languages import language
 from clsd.core.text import normalise
+from clsd.generate import quotes
 from clsd.generate.batch import Batches, Request
 from clsd.generate.choose import closest_to_profile, shortened
 from clsd.generate.parse import WHOLE_ANSWER, Parsed, first_words, parse_answer
@@ -75,9 +76,11 @@ class Validator(Protocol):
     def check_item(self, target: str, distractors: list[str]) -> Sequence[Checked]: ...
 
 
-def messages_for(template: str, lang: str, sentence: str) -> list[dict[str, str]]:
-    """The paper's single user message: the prompt in the target language's name, then the sentence."""
-    content = template.rstrip("\n").replace("{language}", language(lang).name).replace("{sentence}", sentence)
+def messages_for(template: str, lang: str, sentence: str, prompt_quotes: str = "as_written") -> list[dict[str, str]]:
+    """The paper's single user message: the prompt in the target language's name, then the sentence (its straight
+    double quotes curly with `prompt_quotes` curly, clsd.generate.quotes)."""
+    shown = quotes.shown(sentence, prompt_quotes)
+    content = template.rstrip("\n").replace("{language}", language(lang).name).replace("{sentence}", shown)
     return [{"role": "user", "content": content}]
 
 
@@ -283,11 +286,11 @@ class Generator:
         """Ask until four valid distractors came back or the attempts are used up; a distractor the validator
         rejects (a reorder, a non-word, a paraphrase by the judge) is replaced by asking again."""
         outcome = Outcome(item_id, lang)
-        messages = messages_for(self.settings.template, lang, sentence)
-        parse = functools.cache(lambda text, truncated=False: parse_answer(text, sentence, lang, truncated,
-                                                                            self.settings.answer_format,
-                                                                            prompt=messages[-1]["content"],
-                                                                            n=self.settings.candidates))
+        style = self.settings.prompt_quotes
+        messages = messages_for(self.settings.template, lang, sentence, style)
+        parse = functools.cache(lambda text, truncated=False: quotes.restored_answer(
+            parse_answer(text, quotes.shown(sentence, style), lang, truncated, self.settings.answer_format,
+                         prompt=messages[-1]["content"], n=self.settings.candidates), sentence, style))
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
@@ -414,7 +417,7 @@ class Generator:
         params = self.settings.sampling()
         found: dict[str, Request] = {}
         for _, sentence in items:
-            messages = messages_for(self.settings.template, lang, sentence)
+            messages = messages_for(self.settings.template, lang, sentence, self.settings.prompt_quotes)
             for attempt in range(self.settings.max_attempts):
                 key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
                 found[key] = Request(key, messages, params, attempt)

@@ -46,19 +46,29 @@ def first_words(text: str, n: int = QUOTED_WORDS) -> str:
     return " ".join(words[:n]) + (" …" if len(words) > n else "")
 
 
-def cleaned(text: str) -> str:
-    """A sentence without markdown emphasis and surrounding quotes."""
-    return text.replace("**", "").strip().strip(QUOTES).strip()
+def quote_run(text: str, end: bool = False) -> int:
+    """How many quotes (and spaces) `text` starts with, or with `end` ends with."""
+    return len(text) - len(text.rstrip(QUOTES) if end else text.lstrip(QUOTES))
 
 
-def numbered_lines(answer: str) -> list[str]:
-    """The text of every numbered line, markdown emphasis and surrounding quotes removed."""
-    return [cleaned(match.group(2)) for match in map(NUMBERED.match, answer.splitlines()) if match]
+def cleaned(text: str, original: str = "") -> str:
+    """A sentence without markdown emphasis and the quotes around it that `original` has not at the same end: a
+    model wraps its sentences in quotes, while a target that opens or ends with a quotation keeps its own."""
+    text = text.replace("**", "").strip()
+    start = max(quote_run(text) - quote_run(original), 0)
+    end = max(quote_run(text, end=True) - quote_run(original, end=True), 0)
+    return text[start:len(text) - end].strip() if start + end < len(text) else ""
 
 
-def json_sentences(answer: str, n: int = N_SENTENCES) -> list[str] | None:
+def numbered_lines(answer: str, original: str = "") -> list[str]:
+    """The text of every numbered line, markdown emphasis and the quotes around it removed (`cleaned`)."""
+    return [cleaned(match.group(2), original) for match in map(NUMBERED.match, answer.splitlines()) if match]
+
+
+def json_sentences(answer: str, n: int = N_SENTENCES, original: str = "") -> list[str] | None:
     """The `n` strings of a JSON answer `{"sentences": [...]}`, a leading `1.`-style number (the paper's prompt
-    asks for numbered sentences) and surrounding quotes removed; None when the answer is anything else."""
+    asks for numbered sentences) and the quotes around them removed (`cleaned`); None when the answer is anything
+    else."""
     try:
         data = json.loads(answer)
     except ValueError:
@@ -66,7 +76,7 @@ def json_sentences(answer: str, n: int = N_SENTENCES) -> list[str] | None:
     sentences = data.get("sentences") if isinstance(data, dict) else None
     if not isinstance(sentences, list) or len(sentences) != n or not all(isinstance(s, str) for s in sentences):
         return None
-    return [cleaned(match.group(2) if (match := NUMBERED.match(text)) else text) for text in sentences]
+    return [cleaned(match.group(2) if (match := NUMBERED.match(text)) else text, original) for text in sentences]
 
 
 #: Words in a row that a sentence shares with the prompt (and not with the original) to be the prompt's own text.
@@ -102,14 +112,14 @@ def parse_answer(answer: str, original: str, lang: str, truncated: bool = False,
     copy = normalise(original, lang)
     seen = {copy}
     if answer_format == "json":
-        lines = json_sentences(answer, n)
+        lines = json_sentences(answer, n, original)
         if lines is None:
             reason = "malformed_json" if answer.lstrip().startswith("{") else "free_text" if numbered_lines(answer) else "refusal"
             result.rejected.append((answer, reason))
             return result
         truncated = False  # n complete strings: a closed JSON object was not cut
     else:
-        lines = numbered_lines(answer)
+        lines = numbered_lines(answer, original)
         if not lines:
             result.rejected.append((answer, "refusal"))
             return result

@@ -196,11 +196,18 @@ def duplicate_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return notes
 
 
+def failed_generation(datasets: list[tuple[str, dict[str, Any]]]) -> list[tuple[str | None, str | None]]:
+    """Dataset and language of every LLM generation job that left items short of four valid distractors (from the
+    provenance of each direct candidate table)."""
+    return [(origin.get("dataset"), origin.get("lang")) for _, meta in datasets for origin in meta.get("distractors", [])
+            if origin.get("failed") and (origin.get("settings") or {}).get("endpoint")]
+
+
 def nothing_to_score(datasets: list[tuple[str, dict[str, Any]]]) -> str:
     """Why no item of any dataset could be scored, per dataset and language (from the provenance of each direct
-    candidate table: the failures its distractor sets recorded), for the one error a run with nothing to score
-    stops with."""
-    parts, asked = [], []
+    candidate table: the failures its distractor sets recorded), and what to try: the warning of a run with nothing
+    to score, whose Table 2 shows `–` in every column."""
+    parts = []
     for label, meta in datasets:
         if meta["items"] == 0:
             parts.append(f"{label}: no items selected")
@@ -211,11 +218,18 @@ def nothing_to_score(datasets: list[tuple[str, dict[str, Any]]]) -> str:
             if failed:
                 detail = "; ".join(f"{n} × {reason}" for reason, n in failed.most_common())
                 per_language.append(f"{origin.get('lang')}: {detail}")
-                if (origin.get("settings") or {}).get("endpoint"):
-                    asked.append((origin.get("dataset"), origin.get("lang")))
         reasons = ", ".join(per_language) or candidates.dropped_detail(meta.get("dropped", []))
         parts.append(f"{label}: none of {meta['items']} items has four valid distractors in every language ({reasons})")
-    return "no item can be scored, so no model was run. " + ". ".join(parts) + "." + more_items_hint(asked) + ask_again_hint(asked)
+    asked = failed_generation(datasets)
+    return ("no item can be scored, so no model was run and Table 2 shows – in every column. " + ". ".join(parts) + "."
+            + more_items_hint(asked) + ask_again_hint(asked))
+
+
+def nothing_scored_notes(datasets: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The footnote of a Table 2 with nothing scored, where an LLM left the items short: what to try (none when no
+    LLM was asked: the per-dataset notes say why its items were left out)."""
+    asked = failed_generation(datasets)
+    return [f"No item could be scored.{more_items_hint(asked)}{ask_again_hint(asked)}"] if asked else []
 
 
 def more_items_hint(asked: list[tuple[str | None, str | None]]) -> str:
