@@ -225,7 +225,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
                                       Validator(lang), reference_shares=profile.shares_for(reference, lang))
             start = time.perf_counter()
             table, report = llm.generate(items, lang, generator, {}, "bench")
-            per_lang[lang] = report | {"seconds": time.perf_counter() - start}
+            per_lang[lang] = report | {"seconds": time.perf_counter() - start, "items": len(items)}
             kept += [(lang, targets[item], text) for item, text in zip(table["id"].to_list(), table["text"].to_list())]
             written += [(lang, targets[row["id"]], row["text"]) for row in report["rejected"]]
     written += kept
@@ -233,7 +233,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     total = lambda key: sum(r[key] for r in reports)  # noqa: E731
     seconds = total("seconds")
     rejects = sum((Counter(r["rejects"]) for r in reports), Counter())
-    item_langs = n * len(langs)
+    item_langs = total("items")  # n per language, or fewer where --quoting finds fewer
     figures = {"setting": setting.name, "prompt": setting.prompt, "sampling": SAMPLING[setting.sampling],
                "speculative": SPECULATIVE[setting.speculative],
                "answer_format": setting.answer_format, "slots": setting.slots, "candidates": setting.candidates, "threads": threads,
