@@ -9,11 +9,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
+from browser import chrome
 from clsd.config import validate
 from clsd.core.errors import InputError
 from clsd.validate.annotation import estimate, page, review, sample, sheets
@@ -190,25 +189,6 @@ def test_a_sheet_reads_back_with_blank_verdicts_as_skips(tmp_path):
     assert not {"verdict_by_validator", "flag", "note", "stratum", "weight", "generator"} & set(sheet.columns)
     read = sheets.read_verdicts(tmp_path / "sheet.csv", sample_id, drawn["item"].to_list())
     assert read["verdict"].to_list() == ["skip"] * drawn.height
-
-
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-
-
-def chrome(download_dir: Path):
-    """Debian's headless Chromium through its driver; the test skips, saying why, where either is not installed
-    (.ci/run installs both, so CI runs it)."""
-    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.is_file()]
-    if missing:
-        pytest.skip(f"{' and '.join(missing)} not installed (apt-get install chromium chromium-driver, as .ci/run does)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
-        options.add_argument(argument)
-    options.add_experimental_option("prefs", {"download.default_directory": str(download_dir), "download.prompt_for_download": False})
-    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(download_dir)})
-    return driver
 
 
 def test_the_page_in_a_real_browser_keeps_progress_and_downloads_what_the_report_reads(tmp_path):

@@ -126,6 +126,74 @@ def pattern(path: list[str | None]) -> re.Pattern[str]:
     return re.compile(r"\.".join(NAME if seg is None else re.escape(seg) for seg in path))
 
 
+#: A laptop's browser window: Material shows the navigation beside the page from 1220 px on.
+WINDOW = (1280, 900)
+#: What the page's script shows for every code block: how far it scrolls sideways, whether its copy button is there,
+#: its first line; and every configuration key or default (the reference's first and third cells) broken over lines.
+MEASURE = """
+return {blocks: [...document.querySelectorAll('.md-content pre')].map(pre => {
+          const code = pre.querySelector('code');
+          return {overflow: code.scrollWidth - code.clientWidth, first: code.innerText.split('\\n')[0],
+                  copy: !!pre.querySelector('button[data-md-type="copy"], .md-clipboard')};
+        }),
+        broken: [...document.querySelectorAll('.md-typeset table td:first-child code, .md-typeset table td:nth-child(3) code')]
+          .filter(code => code.getClientRects().length > 1).map(code => code.innerText)};
+"""
+
+
+def served(folder: Path):
+    """`folder` served over HTTP on 127.0.0.1 (a thread), as `mkdocs serve` or any web server would; the server."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_every_code_block_fits_a_laptop_window_and_has_its_copy_button(site, tmp_path):
+    """Every page of the built site in a real headless Chromium, at 1280 px: no code block scrolls sideways (a config
+    example's comment cut at the right edge goes unread), each has its copy button (added by the page's script), and
+    no key or default of the configuration reference is broken over two lines."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from browser import chrome
+
+    pages = sorted(path.relative_to(site).as_posix() for path in site.rglob("index.html") if "assets" not in path.parts)
+    assert len(pages) > 15 and "reference/config/index.html" in pages
+    server = served(site)
+    driver = chrome(tmp_path, *WINDOW)
+    found: dict[str, list] = {}
+    try:
+        for page in pages:
+            driver.get(f"http://127.0.0.1:{server.server_port}/{page}")
+            ready = "return [...document.querySelectorAll('.md-content pre')].every(pre => pre.querySelector('button'))"
+            try:  # the script adds the buttons after the page loads
+                WebDriverWait(driver, 5).until(lambda d: d.execute_script(ready))
+            except TimeoutException:
+                pass  # measured as it is: a block without its button is named below
+            measured = driver.execute_script(MEASURE)
+            problems = [f"{block['first'][:60]!r}: " + ("scrolls %d px sideways" % block["overflow"] if block["overflow"] > 0
+                                                        else "no copy button")
+                        for block in measured["blocks"] if block["overflow"] > 0 or not block["copy"]]
+            problems += [f"{text!r} broken over two lines" for text in measured["broken"]]
+            if problems:
+                found[page] = problems
+            found.setdefault("(blocks)", []).extend(measured["blocks"])
+    finally:
+        driver.quit()
+        server.shutdown()
+    blocks = found.pop("(blocks)")
+    assert len(blocks) > 20  # the pages' code blocks were measured, not missed
+    assert found == {}
+
+
 def test_every_schema_key_is_in_the_built_reference_with_its_default(site):
     schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
     keys = schema_keys(schema, schema)
