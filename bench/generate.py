@@ -4,9 +4,11 @@ job and its local server) or SIGTERM (to the job) to the job's exit with a stand
 (tests/gen_worker.py), and whether the server outlived the job.
 
 With --llama N, the real local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server) on the first N sentences of
-each language (--items: the hand-written sample, or real news, the published WMT19/WMT21 sets' first items), setting
+each language (--items: the hand-written sample, or real news, the published WMT19/WMT21 sets' first items; with
+--quoting only targets that hold a straight double quote), setting
 by setting on the same items in one run: each --settings entry names a prompt file, llama.cpp's own sampling (XTC or
-none), a speculative decoding (see SAMPLING, SPECULATIVE) and optionally the candidates per answer
+none), a speculative decoding (see SAMPLING, SPECULATIVE) and optionally the candidates per answer and how quotes are shown
+(generation.prompt_quotes)
 (generation.candidates: above four, each item keeps the four closest to GPT-4's profile); --format and --slots apply to all. The default compares
 today's shipped setting with the paper's prompt. Each setting starts its own server and store and runs the default
 run's loop (re-asked up to --attempts times, validated by the rules, closeness included), and reports the seconds of
@@ -17,7 +19,8 @@ distractors' closeness profile (share per Levenshtein-ratio bin, clsd.analysis.p
 published sets (and, on news items, GPT-4's profile of the same items), and the share valid of all written; then the
 interrupt figures with the real server.
 
-Usage: python bench/generate.py [--n 200] [--llama 12 [--settings paper-v1:none:none,local-v3:xtc-dry-8:none:6] [--stores DIR]]
+Usage: python bench/generate.py [--n 200] [--llama 12 [--items wmt19 [--quoting]]
+       [--settings paper-v1:none:none,local-v3:xtc-dry-8:none:6:curly] [--stores DIR]]
 Prints and writes bench/results/generate.json, with the CPU's instruction sets. Run it on an otherwise idle machine:
 llama.cpp falls to a few tokens/s when other processes compete for its cores.
 """
