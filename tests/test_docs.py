@@ -362,6 +362,33 @@ def test_config_examples_of_the_guides_pass_the_schema():
     assert list(jsonschema.Draft202012Validator(schema).iter_errors({**base, "generation": {"modle": "x"}}))
 
 
+class UniqueKeys(yaml.SafeLoader):
+    """YAML as the pipeline reads it, except that a key repeated in one mapping is an error (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        keys = [self.construct_object(key, deep=deep) for key, _ in node.value]
+        repeated = sorted({str(key) for key in keys if keys.count(key) > 1})
+        if repeated:
+            raise yaml.constructor.ConstructorError(None, None, f"repeated key(s) {repeated}", node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def test_every_yaml_block_copies_as_yaml_with_each_key_once():
+    """A YAML block of the manual has a copy button: what it copies parses, with no key twice in one mapping and no
+    `...` standing for keys left out."""
+    blocks = [(page, match.group(1)) for page in sorted(DOCS.rglob("*.md"))
+              for match in re.finditer(r"```yaml\n(.*?)\n```", page.read_text(encoding="utf-8"), flags=re.DOTALL)]
+    assert len(blocks) >= 8
+    for page, body in blocks:
+        try:
+            yaml.load(body, Loader=UniqueKeys)
+        except yaml.YAMLError as error:
+            pytest.fail(f"{page.relative_to(ROOT)}: {error}")
+        assert "{...," not in body and "..., " not in body, f"{page.relative_to(ROOT)}: keys left out as ..."
+    with pytest.raises(yaml.YAMLError, match="repeated"):  # the check can fail
+        yaml.load("models:\n  a: {name: x}\n  a: {name: y}\n", Loader=UniqueKeys)
+
+
 def test_the_validation_page_explains_every_reason_and_note():
     from clsd.validate.verdicts import JUDGE_REASON, RULE_REASONS, SUSPECTS
     page = (DOCS / "validation.md").read_text(encoding="utf-8")
