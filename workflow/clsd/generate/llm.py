@@ -287,9 +287,10 @@ class Generator:
         rejects (a reorder, a non-word, a paraphrase by the judge) is replaced by asking again."""
         outcome = Outcome(item_id, lang)
         style = self.settings.prompt_quotes
+        shown = quotes.shown(sentence, style)  # what the prompt holds: copies and prompt text are judged against it
         messages = messages_for(self.settings.template, lang, sentence, style)
         parse = functools.cache(lambda text, truncated=False: quotes.restored_answer(
-            parse_answer(text, quotes.shown(sentence, style), lang, truncated, self.settings.answer_format,
+            parse_answer(text, shown, lang, truncated, self.settings.answer_format,
                          prompt=messages[-1]["content"], n=self.settings.candidates), sentence, style))
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
