@@ -13,7 +13,8 @@ none), a speculative decoding (see SAMPLING, SPECULATIVE) and optionally the can
 today's shipped setting with the paper's prompt. Each setting starts its own server and store and runs the default
 run's loop (re-asked up to --attempts times, validated by the rules, closeness included), and reports the seconds of
 generation, seconds per item-language, completion tokens/s, drafted and accepted tokens, items with four valid
-distractors at the first ask, copies and duplicates, the share of every sentence written below
+distractors at the first ask, copies and duplicates, the unknown words of the non_word rejects by kind
+(bench/non_words.py: a word of the target broken, two run together, other), the share of every sentence written below
 validation.min_closeness and below the Levenshtein ratio 0.6, the same for the kept distractors, the kept
 distractors' closeness profile (share per Levenshtein-ratio bin, clsd.analysis.profile) with its gaps to GPT-4's
 published sets (and, on news items, GPT-4's profile of the same items), and the share valid of all written; then the
@@ -42,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _common import log_to_stdout, write_figures
+from non_words import kinds as non_word_kinds
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -147,7 +149,12 @@ XTC = {"xtc_probability": 0.5, "xtc_threshold": 0.1}
 #: sentence in the prompt, an earlier variant) is penalised, more the longer the run.
 DRY = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_penalty_last_n": 4096}
 SAMPLING = {"none": {}, "xtc-0.5-0.1": XTC, "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15},
-            "xtc-dry-8": XTC | DRY | {"dry_allowed_length": 8}, "xtc-dry-12": XTC | DRY | {"dry_allowed_length": 12}}
+            "xtc-dry-8": XTC | DRY | {"dry_allowed_length": 8}, "xtc-dry-12": XTC | DRY | {"dry_allowed_length": 12},
+            # the penalty grows by 1.3 a token, not 1.75: small inside a word, whose end the model is sure of,
+            # large only a few tokens on (a misspelling is where a steep penalty lands mid-word)
+            "xtc-dry-8-base-1.3": XTC | DRY | {"dry_allowed_length": 8, "dry_base": 1.3},
+            # a flat penalty (base 1: every token past the allowed run is penalised by the multiplier, 3 logits)
+            "xtc-dry-8-flat-3": XTC | DRY | {"dry_allowed_length": 8, "dry_base": 1.0, "dry_multiplier": 3.0}}
 #: The shipped setting (local-v3, six candidates, XTC and DRY, no drafting) against its predecessor and the paper's
 #: prompt: the comparisons in docs/benchmarks.md.
 DEFAULT_SETTINGS = "paper-v1:none:none,local-v3:xtc-0.5-0.1:simple-3-16:6,local-v3:xtc-dry-8:none:6"
@@ -217,7 +224,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     reference = profile.read_reference(ROOT / REFERENCE)
     server = LlamaServer(gguf, threads=threads, slots=setting.slots, speculative=SPECULATIVE[setting.speculative])
     started = time.perf_counter()
-    per_lang, kept, written = {}, [], []
+    per_lang, kept, written, broken = {}, [], [], Counter()
     with server as base_url:
         server_start = time.perf_counter() - started
         for lang in langs:
@@ -231,6 +238,8 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
             per_lang[lang] = report | {"seconds": time.perf_counter() - start, "items": len(items)}
             kept += [(lang, targets[item], text) for item, text in zip(table["id"].to_list(), table["text"].to_list())]
             written += [(lang, targets[row["id"]], row["text"]) for row in report["rejected"]]
+            broken.update(non_word_kinds([(targets[row["id"]], row["text"]) for row in report["rejected"]
+                                          if row["reason"] == "non_word"], lang))
     written += kept
     reports = per_lang.values()
     total = lambda key: sum(r[key] for r in reports)  # noqa: E731
@@ -249,6 +258,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
                "four_valid_at_first_ask": total("generated_at_first_ask"), "four_valid": total("generated"),
                "share_four_valid_at_first_ask": round(total("generated_at_first_ask") / item_langs, 2),
                "copies": rejects["copy"], "duplicates": rejects["duplicate"], "rejects": dict(rejects),
+               "non_word_kinds": dict(broken),
                "written": closeness_figures(written), "kept": closeness_figures(kept),
                "kept_profile": kept_profiles(kept),
                "share_valid_of_written": round(sum(r["sentences"]["valid"] for r in reports)
