@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.wait import WebDriverWait
 
 from browser import chrome
 from clsd.config import validate
@@ -206,14 +207,21 @@ def test_the_page_in_a_real_browser_keeps_progress_and_downloads_what_the_report
         marked = [m.text for m in driver.find_elements(By.CSS_SELECTOR, "#distractor mark.add")]
         assert marked and all(word.startswith("Stadt") for word in marked)  # the changed word, highlighted
         assert [m.text for m in driver.find_elements(By.CSS_SELECTOR, "#target mark.del")] == ["Lyon"]
+        # the keys go to the page once it has the focus (a click on its text gives it: under load a headless window
+        # may not have it yet), and the verdicts must be shown before the reload reads them back
+        driver.find_element(By.ID, "position").click()
         for key in "dsn":
             ActionChains(driver).send_keys(key).perform()
+        WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "count").text == f"3 of {drawn.height} done")
         driver.find_element(By.ID, "first-open").click()
-        driver.find_element(By.ID, "comment").send_keys("Stadt4 is a made-up name, \"odd\"")
-        driver.refresh()
-        assert driver.find_element(By.ID, "count").text == f"3 of {drawn.height} done"
+        comment = "Stadt4 is a made-up name, \"odd\""
+        driver.find_element(By.ID, "comment").send_keys(comment)
+        # Chromium commits localStorage writes to its store a moment after setItem, later under load: a reload right
+        # after the last key can miss them, so the page is reloaded until it reads them back (within 15 s)
+        WebDriverWait(driver, 15, poll_frequency=0.5).until(
+            lambda d: d.refresh() or (d.find_element(By.ID, "count").text == f"3 of {drawn.height} done"
+                                      and d.find_element(By.ID, "comment").get_attribute("value") == comment))
         assert driver.find_element(By.ID, "position").text.startswith("Item 4 of")  # back at the first open item
-        assert driver.find_element(By.ID, "comment").get_attribute("value") == "Stadt4 is a made-up name, \"odd\""
         driver.find_element(By.ID, "download").click()
         expected = downloads / page.download_name("s", "de", sample_id)
         deadline = time.monotonic() + 20
@@ -224,7 +232,7 @@ def test_the_page_in_a_real_browser_keeps_progress_and_downloads_what_the_report
     read = sheets.read_verdicts(expected, sample_id, drawn["item"].to_list())
     assert read["item"].to_list() == drawn["item"].to_list()
     assert read["verdict"].to_list()[:4] == ["different", "same", "not_sentence", "skip"]
-    assert read["comment"][3] == "Stadt4 is a made-up name, \"odd\""
+    assert read["comment"][3] == comment
     assert set(read["verdict"].to_list()[3:]) == {"skip"}
 
 
