@@ -73,6 +73,13 @@ def candidates_for(sentence: str, language: str, n: int) -> list[str]:
     return variants[:n]
 
 
+def broken(sentence: str) -> str:
+    """The sentence with its longest word broken as a small model breaks a copied word (a letter doubled:
+    `Grundschulen` → `Grundschuulen`): a non_word, and a broken copy of a target word (clsd.validate.mend)."""
+    word = max(sentence.rstrip(".").split(), key=len)
+    return sentence.replace(word, word[:-4] + word[-4] + word[-4:], 1)
+
+
 def fronted(sentence: str) -> str:
     """The test sentence with its time adverbial moved to the front, subject and verb inverted: the same meaning
     (`Der Stadtrat Q hat am Dienstag …` → `Am Dienstag hat der Stadtrat Q …`), a reorder the validator rejects."""
@@ -197,6 +204,8 @@ class FaultServer:
             text = "Sure! Here are four tricky sentences:\n\n" + "\n".join(f"{i}) **{t}**" for i, t in enumerate(lines, 1)) + "\n\nI hope this helps."
         elif behaviour == "reorder":
             text = "\n".join(f"{i}. {t}" for i, t in enumerate([fronted(sentence), *lines[1:]], 1))
+        elif behaviour == "broken":
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate([broken(lines[0]), *lines[1:]], 1))
         elif behaviour == "length":  # cut at max_tokens in the middle of the fourth sentence
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))[:-12]
             return self._answer(body, text, finish_reason="length")
@@ -216,6 +225,7 @@ class FaultServer:
         if n > len(lines):
             lines = candidates_for(sentence, language, n)
         sentences = {"three": lambda: lines[:3], "reorder": lambda: [fronted(sentence), *lines[1:]], "wrong_language": lambda: ENGLISH,
+                     "broken": lambda: [broken(lines[0]), *lines[1:]],
                      "preamble": lambda: [f"{i}. {t}" for i, t in enumerate(lines, 1)]}.get(behaviour, lambda: lines)()
         text = json.dumps({"sentences": sentences}, ensure_ascii=False)
         if behaviour == "length":  # cut at max_tokens inside the fourth string

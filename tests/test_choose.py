@@ -96,7 +96,7 @@ class MarksSuspects:
     def __init__(self, marked: set[str]) -> None:
         self.marked = marked
 
-    def check_item(self, target: str, distractors: list[str]) -> list[Verdict]:
+    def check_item(self, target: str, distractors: list[str], mend: bool = False) -> list[Verdict]:
         return [Verdict(note=UNKNOWN_SUSPECT) if text in self.marked else Verdict() for text in distractors]
 
 

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from clsd.generate.store import ResponseStore, request_key
 from clsd.validate.judge import Judge, judge_request_settings, judge_settings
 from clsd.validate.validator import Validator
 from conftest import ROOT
-from fault_server import FaultServer, distractors_for, fronted, job_config
+from fault_server import FaultServer, broken, distractors_for, fronted, job_config
 
 TEMPLATE = (ROOT / "resources/prompts/paper-v1.txt").read_text()
 
@@ -144,10 +145,34 @@ def test_a_reordered_distractor_is_re_asked_and_recorded(tmp_path):
             {"id": 0, "lang": "de", "text": text, "reason": "duplicate", "caught_by": "generation"}
             for text in distractors_for(sentence, "German")[1:]]
         # every sentence written is counted: 4 kept, the reorder and the 3 repeats rejected
-        assert report["sentences"] == {"written": 8, "valid": 4, "kept": 4, "unused": 0, "share_valid": 0.5}
+        assert report["sentences"] == {"written": 8, "valid": 4, "kept": 4, "unused": 0, "share_valid": 0.5, "mended": 0}
         # without the rules, the reorder is accepted from the stored answer and nothing is asked
         again, _ = llm.generate([(0, sentence)], "de", generator(server, store), {}, "llm:fault")
         assert len(server.seen) == 2 and again["text"][0] == fronted(sentence)
+
+
+def test_a_broken_copy_of_a_target_word_is_put_back_only_with_mend_and_listed(tmp_path):
+    """generation.mend_broken_words: a sentence whose only unknown word is a target word broken while copied
+    (Grundschuulen) is kept as mended, in its place, and listed with what was written; without it, the same stored
+    answer's sentence holds a capitalised word nothing attests (non_word_suspect), kept only as the last resort."""
+    sentence = item("M")
+    written = broken(distractors_for(sentence, "German")[0])
+    with FaultServer(plans={"Stadtrat M ": ["broken", "ok"]}) as server:
+        store = ResponseStore(tmp_path / "store.sqlite")
+        gen = generator(server, store)
+        gen.settings = replace(gen.settings, mend_broken_words=True)
+        gen.validator = Validator("de")
+        table, report = llm.generate([(0, sentence)], "de", gen, {}, "llm:fault")
+        assert len(server.seen) == 1 and "Grundschuulen" in written
+        assert table["text"].to_list() == distractors_for(sentence, "German")
+        assert report["mended"] == [{"id": 0, "lang": "de", "text": distractors_for(sentence, "German")[0],
+                                     "written": written, "mends": "Grundschuulen → Grundschulen"}]
+        assert report["rejects"] == {} and report["sentences"]["mended"] == 1
+        plain = generator(server, store)
+        plain.validator = Validator("de")
+        again, unmended = llm.generate([(0, sentence)], "de", plain, {}, "llm:fault")
+        assert len(server.seen) == 1 and unmended["mended"] == [] and unmended["sentences"]["mended"] == 0
+        assert again["text"].to_list() == distractors_for(sentence, "German")[1:] + [written]
 
 
 def test_an_answer_cut_at_max_tokens_never_gives_its_last_sentence(tmp_path, caplog):
@@ -161,7 +186,7 @@ def test_an_answer_cut_at_max_tokens_never_gives_its_last_sentence(tmp_path, cap
         assert table["text"].to_list() == distractors_for(sentence, "German")
         # the re-ask repeats the three sentences kept from the cut answer: repeats, counted as written
         assert report["rejects"] == {"truncated": 1, "short_answer": 1, "duplicate": 3}
-        assert report["sentences"] == {"written": 8, "valid": 4, "kept": 4, "unused": 0, "share_valid": 0.5}
+        assert report["sentences"] == {"written": 8, "valid": 4, "kept": 4, "unused": 0, "share_valid": 0.5, "mended": 0}
         assert "cut at max_tokens=512" in caplog.text
         assert parse.parse_answer("1. Eins zwei drei.\n2. Vier fünf se", sentence, "de", truncated=True).rejected == [
             ("Vier fünf se", "truncated")]
@@ -298,7 +323,7 @@ def test_request_settings_are_exactly_what_requests_depend_on(tmp_path):
     assert all(request_settings(generation) == request_settings(base) for generation in unchanged)
     rerun = [changed(model="other"), changed(base_url="https://other.example.org/v1"), changed(base_url=None),
              changed(temperature=0.5), changed(top_p=0.9), changed(max_tokens=256), changed(seed=7), changed(max_attempts=5),
-             changed(reask_unusable=True)]
+             changed(reask_unusable=True), changed(mend_broken_words=not base["mend_broken_words"])]
     assert all(request_settings(generation) != request_settings(base) for generation in rerun)
     # what is sent with every request is in the params, as sent
     sent = generation_settings(changed(seed=7), TEMPLATE, "e")

@@ -62,12 +62,13 @@ report |= {"dataset": dataset, "lang": lang, "language": language(lang).name, "m
            "endpoint": endpoint.id, "prompt": snakemake.input.prompt, "store": str(endpoint.store.path),
            "validation": validation, "local_server": endpoint.local_server(), "estimate": planned.row(),
            "closeness_profile": profile.kept_record(items, table, lang, reference)}
-logging.info("generation report: %s", json.dumps({k: v for k, v in report.items() if k not in ("failed", "rejected")}))
+logging.info("generation report: %s", json.dumps({k: v for k, v in report.items() if k not in ("failed", "rejected", "mended")}))
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 write_table(table, snakemake.output.distractors, {"dataset": dataset, "lang": lang,
                                                   "generator": snakemake.params.label,
                                                   "settings": {**settings.sampling(), "model": settings.model, "endpoint": endpoint.id},
                                                   "prompt_sha256": sha256_file(snakemake.input.prompt),
                                                   "validation": validation, "rejects": report["rejects"],
-                                                  "rejected": report["rejected"], "written": report["sentences"],
+                                                  "rejected": report["rejected"], "mended": report["mended"],
+                                                  "written": report["sentences"],
                                                   "failed": report["failed"], "parallel": read_meta(snakemake.input.parallel)})

@@ -44,7 +44,7 @@ with ExitStack() as stack:
     flagged = validation_report.flag(distractors, targets, validator.check_item)
 
 report = validation_report.summary(flagged, targets, meta.get("rejected", []), act, validation_report.MAX_EXAMPLES,
-                                   meta.get("written", {}).get("unused", 0))
+                                   meta.get("written", {}).get("unused", 0), meta.get("mended", []))
 report |= {"dataset": snakemake.wildcards.dataset, "lang": lang, "language": language(lang).name, "kind": snakemake.params.kind,
            "settings": settings, "lexicon": validator.lexicon_name, "judge_unclear": validator.unclear["judge_unclear"],
            "judge": llm.judge_report(judge.generator) if judge else None}
@@ -54,6 +54,6 @@ logging.info("validation: %s", json.dumps({k: v for k, v in report.items() if k 
 Path(snakemake.output.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 kept, removed = validation_report.kept_and_removed(flagged, act)
 summary = {key: report[key] for key in ("action", "written", "valid", "checked", "flagged", "removed", "reasked", *SUSPECTS,
-                                       "reasons", "lexicon")}
+                                       "mended", "reasons", "lexicon")}
 write_table(kept, snakemake.output.distractors,
             {**meta, "validation": {**settings, **summary}, "failed": meta.get("failed", []) + removed})

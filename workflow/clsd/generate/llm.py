@@ -64,6 +64,8 @@ class Checked(Protocol):
     valid), and whether a valid one holds words nothing attests (an invented place, a stray capitalised word)."""
 
     reason: str | None
+    mended: str | None  # the sentence with broken copies of target words put back, when that made it valid
+    mends: str | None  # what was put back
 
     @property
     def unattested(self) -> bool: ...
@@ -71,9 +73,10 @@ class Checked(Protocol):
 
 class Validator(Protocol):
     """What generation asks of a validator (clsd.validate.validator.Validator is one): a verdict on each new
-    distractor of `target` (one call per answer: a judge may ask about all of them at once)."""
+    distractor of `target` (one call per answer: a judge may ask about all of them at once), with `mend` one
+    checked again with its broken copies of target words put back (generation.mend_broken_words)."""
 
-    def check_item(self, target: str, distractors: list[str]) -> Sequence[Checked]: ...
+    def check_item(self, target: str, distractors: list[str], mend: bool = False) -> Sequence[Checked]: ...
 
 
 def messages_for(template: str, lang: str, sentence: str, prompt_quotes: str = "as_written") -> list[dict[str, str]]:
@@ -98,6 +101,9 @@ class Outcome:
     # filter of copies, repeats and other languages, or `validation`, the validator's rules and judge)
     rejected: list[tuple[str, str, str]] = field(default_factory=list)
     unused: int = 0  # valid sentences written after the item had its four (not kept, but valid)
+    # valid once broken copies of target words were put back (clsd.validate.mend): mended sentence -> (as written,
+    # what was put back)
+    mended: dict[str, tuple[str, str]] = field(default_factory=dict)
     attempts: int = 0
     replayed: bool = True  # every answer came from the store (asked in an earlier run)
     refusal: str | None = None  # the first words of its first refusal
@@ -325,13 +331,22 @@ class Generator:
             # the reference profile do; a sentence with words nothing attests (non_word_suspect: an invented place, a
             # stray capitalised word) or a shortened one (clsd.generate.choose.shortened) comes in only where too few
             # others are valid
-            verdicts = self.validator.check_item(sentence, new) if self.validator and new else [None] * len(new)
+            verdicts = (self.validator.check_item(sentence, new, mend=self.settings.mend_broken_words)
+                        if self.validator and new else [None] * len(new))
             valid, fallback = [], []
             for text, found in zip(new, verdicts):
                 if found is not None and found.reason is not None:
                     outcome.rejects[found.reason] += 1
                     outcome.rejected.append((text, found.reason, VALIDATION))
-                elif (found is not None and found.unattested) or shortened(sentence, text, lang):
+                    continue
+                if found is not None and found.mended is not None:  # broken copies of target words put back
+                    if normalise(found.mended, lang) in {normalise(d, lang) for d in outcome.distractors + valid + fallback}:
+                        outcome.rejects["duplicate"] += 1
+                        outcome.rejected.append((text, "duplicate", VALIDATION))
+                        continue
+                    outcome.mended[found.mended] = (text, found.mends)
+                    text = found.mended
+                if (found is not None and found.unattested) or shortened(sentence, text, lang):
                     fallback.append(text)
                 else:
                     valid.append(text)
@@ -546,15 +561,24 @@ def rejected_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
             for o in outcomes for text, reason, by in o.rejected]
 
 
+def mended_rows(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """Every distractor the set keeps that was valid only once its broken copies of target words were put back
+    (clsd.validate.mend): as kept, as written, and what was put back."""
+    return [{"id": o.id, "lang": o.lang, "text": text, "written": o.mended[text][0], "mends": o.mended[text][1]}
+            for o in outcomes if o.failure is None for text in o.distractors if text in o.mended]
+
+
 def written_counts(outcomes: list[Outcome]) -> dict[str, Any]:
     """Every sentence the model wrote (every answer of every attempt), how many were valid, how many of those the set
     keeps, the valid ones it does not (`unused`: written after an item had its four, or of an item that failed), and
-    the share valid of all written: the figure to compare with a published set's validity, which counts all it holds."""
+    the share valid of all written: the figure to compare with a published set's validity, which counts all it holds;
+    `mended`, how many of the valid ones were valid only once broken copies of target words were put back."""
     kept = sum(len(o.distractors) for o in outcomes if o.failure is None)
     valid = sum(len(o.distractors) + o.unused for o in outcomes)
     written = valid + sum(len(o.rejected) for o in outcomes)
     return {"written": written, "valid": valid, "kept": kept, "unused": valid - kept,
-            "share_valid": round(valid / written, 4) if written else None}
+            "share_valid": round(valid / written, 4) if written else None,
+            "mended": sum(len(o.mended) for o in outcomes)}
 
 
 def http_figures(*generators: Generator | None) -> tuple[int, int]:
@@ -592,6 +616,7 @@ def generate(items: list[tuple[int, str]], lang: str, generator: Generator, pric
                     "; ".join(f"{n} × {reason}" for reason, n in reasons.most_common()))
     result["sentences"] = written_counts(outcomes)
     result["rejected"] = rejected_rows(outcomes)
+    result["mended"] = mended_rows(outcomes)
     replayed = [o.id for o in outcomes if o.failure is not None and o.replayed]
     result["failed_on_replayed_answers"] = replayed
     if replayed:

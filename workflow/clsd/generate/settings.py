@@ -61,6 +61,7 @@ class Settings:
     extra: tuple[tuple[str, float], ...] = ()  # a local llama.cpp server's own sampling parameters (local.sampling)
     candidates: int = N_SENTENCES  # sentences asked per answer; above four, the four kept are chosen by closeness
     prompt_quotes: str = "as_written"  # curly: a target's straight double quotes are shown as “…” (clsd.generate.quotes)
+    mend_broken_words: bool = False  # a non_word sentence's broken copies of target words put back (clsd.validate.mend)
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters of every request (the seed only when one is set), with `answer_format` json the
@@ -84,7 +85,7 @@ def generation_settings(generation: Mapping[str, Any], template: str, endpoint: 
         top_p=generation["top_p"], max_tokens=generation["max_tokens"], seed=generation["seed"],
         max_attempts=generation["max_attempts"], concurrency=concurrency or generation["concurrency"],
         answer_format=generation["answer_format"], extra=local_sampling(generation), candidates=generation["candidates"],
-        prompt_quotes=generation["prompt_quotes"],
+        prompt_quotes=generation["prompt_quotes"], mend_broken_words=generation["mend_broken_words"],
     )
 
 
@@ -106,13 +107,15 @@ def endpoint_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
 def request_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
     """Exactly what generation's requests, their keys and its outputs depend on (the generate rule's param):
     who answers, the sampling parameters, how often an item is re-asked, whether unusable answers are, and how many
-    sentences an answer holds (above four, which four are kept depends on it), and how a target's quotes are shown
-    (only when not as written, so that a config without the key keeps its params)."""
+    sentences an answer holds (above four, which four are kept depends on it), how a target's quotes are shown
+    (only when not as written, so that a config without the key keeps its params) and whether broken copies of target
+    words are mended (only when they are, likewise)."""
     settings = generation_settings(generation, template="", endpoint="")
     quotes = {} if settings.prompt_quotes == "as_written" else {"prompt_quotes": settings.prompt_quotes}
+    mend = {"mend_broken_words": True} if settings.mend_broken_words else {}
     return endpoint_settings(generation) | settings.sampling() | {
         "max_attempts": settings.max_attempts, "reask_unusable": generation["reask_unusable"],
-        "candidates": settings.candidates} | quotes
+        "candidates": settings.candidates} | quotes | mend
 
 
 def template_pattern(template: str, fields: Mapping[str, str]) -> re.Pattern[str]:

@@ -15,7 +15,8 @@ from clsd.validate.verdicts import DUPLICATE, JUDGE_REASON, RULE_REASONS, SUSPEC
 REASONS = (*RULE_REASONS, JUDGE_REASON)
 ACTIONS = {"llm": "re-asked", "rules": "removed"}
 #: The table's columns after Dataset and Language: what was written and checked, and what happened to it.
-COUNTS = ("Written", "Valid", "Valid (%)", "Checked", "Valid of checked (%)", "Flagged", "Removed", "Re-asked", *SUSPECTS)
+COUNTS = ("Written", "Valid", "Valid (%)", "Checked", "Valid of checked (%)", "Flagged", "Removed", "Re-asked", *SUSPECTS,
+          "Mended")
 SHARES = ("Valid (%)", "Valid of checked (%)")
 #: Under the table: what its columns count.
 COLUMNS_NOTE = ("Written: every distractor of a published file, or every sentence the generator wrote (re-asks and the "
@@ -25,7 +26,9 @@ COLUMNS_NOTE = ("Written: every distractor of a published file, or every sentenc
                 "distractors stay in their published file; removed ones leave the set; re-asked ones were replaced "
                 "during generation. unrelated: below validation.min_closeness, the Levenshtein ratio of the two "
                 "sentences' words (no adversarial example). reorder_suspect: valid reorders the rules cannot prove "
-                "harmless (kept; the judge decides when it is on).")
+                "harmless (kept; the judge decides when it is on). Mended: kept distractors that were valid only once "
+                "generation put back a target word they broke while copying it (generation.mend_broken_words; each "
+                "listed with what was written).")
 
 
 def action(kind: str, apply_to_published: bool) -> str:
@@ -87,13 +90,14 @@ def removed_items(flagged: pl.DataFrame) -> list[dict[str, Any]]:
 
 
 def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[str, Any]], act: str, n_examples: int,
-            unused: int = 0) -> dict[str, Any]:
+            unused: int = 0, mended: list[dict[str, Any]] = ()) -> dict[str, Any]:
     """What the generator wrote and what became of it: `written` (the file's distractors plus every sentence generation
     rejected, and the `unused` valid ones it wrote after an item had its four), `valid` of them and its share (the
     figure to compare with a published set, which counts all it holds); `checked`, what passed generation's own filter
     of copies, repeats and other languages and the validator judged, and the share valid of those; what happened to
     the others: `flagged` (left in a published file), `removed` (dropped from the set) or `reasked` (replaced during
-    generation); counts per reason, suspects among the valid ones, and examples per reason and for suspects."""
+    generation); counts per reason, suspects among the valid ones, the kept distractors generation `mended`
+    (clsd.generate.llm.mended_rows), and examples per reason, for suspects and for mends."""
     in_file = Counter(reason for reason in flagged["flag"].to_list() if reason is not None)
     reasked = Counter(row["reason"] for row in rejected)
     caught = sum(in_file.values())
@@ -107,6 +111,8 @@ def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[
                 for i, r, t, d in flagged.filter(pl.col("flag").is_not_null()).select("id", "flag", "text", "detail").iter_rows()]
     sources += [{"id": i, "reason": n, "text": t, "detail": d}
                 for i, n, t, d in kept.filter(pl.col("note").is_not_null()).select("id", "note", "text", "detail").iter_rows()]
+    sources += [{"id": row["id"], "reason": "mended", "text": row["text"], "detail": f"written: {row['written']}; {row['mends']}"}
+                for row in mended]
     for row in sources:
         shown = examples.setdefault(row["reason"], [])
         if len(shown) < n_examples:
@@ -117,6 +123,7 @@ def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[
         "checked": checked, "share_valid_checked": valid / checked if checked else None,
         "flagged": caught if act == "flagged" else 0, "removed": 0 if act == "flagged" else caught,
         "reasked": sum(reasked.values()), **{note: kept.filter(pl.col("note") == note).height for note in SUSPECTS},
+        "mended": len(mended),
         "reasons": dict(in_file + reasked), "in_file": dict(in_file), "reasked_reasons": dict(reasked), "examples": examples,
     }
 
@@ -131,7 +138,7 @@ def table(reports: list[dict[str, Any]]) -> pl.DataFrame:
                "Written": report["written"], "Valid": report["valid"], "Valid (%)": percent(report["share_valid"]),
                "Checked": report["checked"], "Valid of checked (%)": percent(report["share_valid_checked"]),
                "Flagged": report["flagged"], "Removed": report["removed"], "Re-asked": report["reasked"],
-               **{note: report.get(note, 0) for note in SUSPECTS}}
+               **{note: report.get(note, 0) for note in SUSPECTS}, "Mended": report.get("mended", 0)}
         row |= {reason: report["reasons"].get(reason, 0) for reason in REASONS}
         row |= {"judge_unclear": report.get("judge_unclear", 0), "Lexicon": report.get("lexicon")}
         rows.append(row)

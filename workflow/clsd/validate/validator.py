@@ -35,6 +35,10 @@ Reasons, checked in this order (the first that applies is reported):
   a misspelling (non_word); an unattested capitalised word elsewhere is `wrong_language` when another language's
   lexicon knows it (`du Stalemate` in French), else kept as `non_word_suspect`
   (clsd.validate.lexicon.unattested_capitals).
+
+Generation may mend before it drops (`generation.mend_broken_words`, clsd.validate.mend): a sentence rejected as
+non_word, or kept as a non_word_suspect, only for words that are its target's words broken while copied is checked
+again with them put back, and kept as mended, with what was written listed, when that passes.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from clsd.core.text import normalise
 from clsd.validate.closeness import MIN_CLOSENESS, closeness
 from clsd.validate.cutoff import cut_off
 from clsd.validate.lexicon import Capitals, Lexicon, foreign_words, lexicon, maybe_names, unattested_capitals, unknown_words
+from clsd.validate.mend import mended
 from clsd.validate.reorder import reorder_move
 from clsd.validate.tokens import forms, surface
 from clsd.validate.verdicts import (
@@ -96,16 +101,17 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
         return Verdict("wrong_language", detail=f"{foreign[0]}: {', '.join(foreign[1])}")
     if unknown:
         if not language(lang).cased or maybe_names(unknown, lex):  # may be names: kept, and counted
-            return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown))
-        return Verdict("non_word", detail=", ".join(unknown))
+            return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown), unknown=tuple(unknown))
+        return Verdict("non_word", detail=", ".join(unknown), unknown=tuple(unknown))
     capitals = unattested_capitals(target, distractor, lex) if lex is not None else Capitals([], [], [])
     if capitals.misspelt:
-        return Verdict("non_word", detail=", ".join(capitals.misspelt))
+        return Verdict("non_word", detail=", ".join(capitals.misspelt), unknown=tuple(capitals.misspelt))
     stray = foreign_words([word.lower() for word in capitals.unattested], lang) if capitals.unattested else None
     if stray is not None:  # a capitalised word of another language (du Stalemate), not a name
         return Verdict("wrong_language", detail=f"{stray[0]}: {', '.join(stray[1])}")
     if capitals.unattested or capitals.foreign:
-        return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(capitals.unattested + capitals.foreign))
+        unattested = capitals.unattested + capitals.foreign
+        return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unattested), unknown=tuple(unattested))
     return Verdict()
 
 
@@ -133,25 +139,46 @@ class Validator:
         lex = lexicon(self.lang) if self.rules else None
         return lex.name if lex is not None else None
 
-    def check_item(self, target: str, distractors: list[str]) -> list[Verdict]:
-        verdicts = [rule_verdict(target, text, self.lang, lexicon(self.lang), self.min_closeness) if self.rules else Verdict()
-                    for text in distractors]
+    def check_item(self, target: str, distractors: list[str], mend: bool = False) -> list[Verdict]:
+        """The verdict of each of one item's distractors. With `mend` (generation's `mend_broken_words`), a
+        distractor rejected as non_word or kept as non_word_suspect whose unknown words are all broken copies of
+        target words (clsd.validate.mend: *Grundschuulen* is no name when the target says *Grundschulen*) is checked
+        again as mended, and kept as such (`Verdict.mended`) when that passes; the judge then reads the mended one."""
+        verdicts = [self._rules(target, text) for text in distractors]
+        if mend:
+            verdicts = [self._mended(target, text, found) for text, found in zip(distractors, verdicts)]
         kept = [i for i, found in enumerate(verdicts) if found.reason is None]
         if not kept or (self.judge is None and self.judge_item is None):
             return verdicts
+        texts = [found.mended or text for text, found in zip(distractors, verdicts)]
         if self.judge_item is not None:
-            same = self.judge_item(target, [distractors[i] for i in kept])
+            same = self.judge_item(target, [texts[i] for i in kept])
         else:
-            same = [self.judge(target, distractors[i]) for i in kept]
+            same = [self.judge(target, texts[i]) for i in kept]
         for i, answer in zip(kept, same):
             if answer is None:
                 self.unclear["judge_unclear"] += 1
                 verdicts[i] = replace(verdicts[i], judged=JUDGE_UNCLEAR)
             elif answer:
-                verdicts[i] = Verdict(JUDGE_REASON, note=verdicts[i].note, judged=JUDGE_SAME)
+                verdicts[i] = Verdict(JUDGE_REASON, note=verdicts[i].note, judged=JUDGE_SAME, mended=verdicts[i].mended,
+                                      mends=verdicts[i].mends)
             else:
                 verdicts[i] = replace(verdicts[i], judged=JUDGE_DIFFERENT)
         return verdicts
+
+    def _rules(self, target: str, text: str) -> Verdict:
+        return rule_verdict(target, text, self.lang, lexicon(self.lang), self.min_closeness) if self.rules else Verdict()
+
+    def _mended(self, target: str, text: str, found: Verdict) -> Verdict:
+        """`found`, or the verdict on `text` with its broken copies of target words put back where it was rejected
+        as non_word, or kept as a suspect, for them alone and passes the rules so."""
+        if not found.unknown:
+            return found
+        fixed = mended(target, text, found.unknown, self.lang)
+        again = self._rules(target, fixed.text) if fixed is not None else None
+        if again is None or again.reason is not None or again.unattested:
+            return found
+        return replace(again, mended=fixed.text, mends=fixed.detail())
 
     def check(self, target: str, distractor: str) -> Verdict:
         return self.check_item(target, [distractor])[0]

@@ -29,12 +29,17 @@ SUSPECTS = (SUSPECT, UNKNOWN_SUSPECT)
 @dataclass(frozen=True)
 class Verdict:
     """What the validator says about one distractor: `reason` rejects it (None: valid); `note` is one of SUSPECTS
-    for a distractor kept on a guess; `detail` names the unknown words or the other language."""
+    for a distractor kept on a guess; `detail` names the unknown words or the other language. A non_word verdict
+    and a non_word_suspect note list their `unknown` words; a distractor kept once its broken copies of target words were put back
+    (clsd.validate.mend, generation only) carries the sentence as `mended` and what was put back as `mends`."""
 
     reason: str | None = None
     note: str | None = None
     detail: str | None = None
     judged: str | None = None  # the judge's answer when it was asked: JUDGE_SAME, JUDGE_DIFFERENT or JUDGE_UNCLEAR
+    unknown: tuple[str, ...] = ()
+    mended: str | None = None
+    mends: str | None = None
 
     @property
     def unattested(self) -> bool:

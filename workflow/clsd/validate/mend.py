@@ -1,0 +1,99 @@
+"""A word of the target broken while it was copied, put back: what generation does before it drops a non_word.
+
+A small local model copies most of its target into each variant, and a sampler that penalises long copied runs
+(llama.cpp's DRY, `generation.local.sampling`) pushes it off the copy in the middle of a word: *suppléémentaires*
+for the target's *supplémentaires*, *derFreiheit* for *der Freiheit*. Such a sentence is rejected as `non_word`,
+although the change of meaning it was written for lies elsewhere; on the generator check's 100 news items most of
+the non_word rejects were of this kind (bench/non_words.py). `mended` puts the target's own word back where every
+unknown word of a sentence is one of them, so that the validator judges the sentence the model meant to write.
+
+A word counts as a broken copy of a target word only on evidence: the target's nearest word is within MAX_EDITS
+(and a third of its length), and no other word of the target is as near; or it is two neighbouring words of the
+target written as one. Anything else stays as written, and the sentence stays rejected. A mended sentence is
+checked again from the start (it may now be a copy of its target) and kept with its mends listed, never silently.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import regex
+from rapidfuzz.distance import OSA
+
+from clsd.validate.tokens import units
+
+#: Edits (a letter dropped, added or changed, or two swapped) within which an unknown word is a broken copy of a target word.
+MAX_EDITS = 2
+#: ... and at most one edit per this many letters of the target word (a short word broken twice is another word).
+LETTERS_PER_EDIT = 3
+#: The pieces of a word a mend replaces: a hyphenated compound's parts and an elided word are mended one by one.
+PIECE = regex.compile(r"[^-'’]+")
+
+
+@dataclass(frozen=True)
+class Mended:
+    """A sentence with its broken copies put back: the new `text`, and (written, put back) per mended piece."""
+
+    text: str
+    mends: tuple[tuple[str, str], ...]
+
+    def detail(self) -> str:
+        """The mends as a reader checks them: `suppléémentaires → supplémentaires; derFreiheit → der Freiheit`."""
+        return "; ".join(f"{written} → {back}" for written, back in self.mends)
+
+
+def _pieces(text: str, lang: str) -> list[tuple[int, int, str]]:
+    """(start, end, piece) of every word piece of `text` (its word units split at hyphens and apostrophes)."""
+    return [(unit.start + match.start(), unit.start + match.end(), match.group())
+            for unit in units(text, lang) if unit.kind == "word" for match in PIECE.finditer(unit.text)]
+
+
+def _cased_like(word: str, written: str) -> str:
+    """`word` with its first letter in the case of `written`'s (a broken sentence-initial copy stays capitalised)."""
+    return (word[:1].upper() if written[:1].isupper() else word[:1].lower()) + word[1:] if word[:1].isalpha() else word
+
+
+def restored_word(written: str, target_words: Sequence[str]) -> str | None:
+    """The target's word (or two neighbouring words, space-separated) that `written` is a broken copy of, as the
+    target writes it; None when none is near enough or two different words are equally near."""
+    folded = written.casefold()
+    for first, second in zip(target_words, target_words[1:]):
+        if folded == (first + second).casefold():
+            return f"{first} {second}"
+    best, nearest = None, MAX_EDITS + 1
+    for word in target_words:
+        limit = min(MAX_EDITS, len(word) // LETTERS_PER_EDIT)
+        distance = OSA.distance(folded, word.casefold(), score_cutoff=limit)
+        if distance > limit or distance > nearest:
+            continue
+        if distance == nearest and best is not None and best.casefold() != word.casefold():
+            best = None  # two different words of the target are equally near: a guess
+        elif distance < nearest:
+            best = word
+        nearest = distance
+    return best
+
+
+def mended(target: str, distractor: str, unknown: Sequence[str], lang: str) -> Mended | None:
+    """`distractor` with each of its `unknown` words (as the validator names them: a word, or the piece of one
+    after an elision or a hyphen) replaced by the target word it is a broken copy of (`restored_word`); None when
+    one of them is no such copy or is not found as a piece of the sentence (a hyphenated word named whole stays)."""
+    wanted = {word.casefold() for word in unknown}
+    target_words = [piece for _, _, piece in _pieces(target, lang)]
+    text = unicodedata.normalize("NFC", distractor)  # the form units() reads: the spans index it
+    mends, found = [], set()
+    for start, end, piece in reversed(_pieces(text, lang)):
+        if piece.casefold() not in wanted:
+            continue
+        back = restored_word(piece, target_words)
+        if back is None:
+            return None
+        back = _cased_like(back, piece)
+        text = text[:start] + back + text[end:]
+        mends.append((piece, back))
+        found.add(piece.casefold())
+    if found != wanted:
+        return None
+    return Mended(text, tuple(reversed(mends)))
