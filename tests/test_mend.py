@@ -36,6 +36,11 @@ def test_a_sentence_is_mended_only_where_every_unknown_word_is_a_broken_copy():
     assert mended("L'armée a quitté la ville.", "L'arméé a quitté la campagne.", ["arméé"], "fr").text == \
         "L'armée a quitté la campagne."
     assert mended("der Rat hat getagt.", "Dre Rat hat nicht getagt.", ["Dre"], "de").text == "Der Rat hat nicht getagt."
+    # mid-sentence a word comes back as the target writes it (a German noun keeps its capital), but the target's
+    # first word, capitalised only where it stands, takes the case it was written in
+    assert mended("Die Stadt schickt drei Parlamentarier.", "Die Stadt schickt vier parlamentariier.",
+                  ["parlamentariier"], "de").text == "Die Stadt schickt vier Parlamentarier."
+    assert mended("Die Stadt wählt.", "Morgen wählt dei Stadt.", ["dei"], "de").text == "Morgen wählt die Stadt."
     assert mended("नई सरकार ने कानून बनाया।", "नई सरकारर ने नियम बनाया।", ["सरकारर"], "hi").text == "नई सरकार ने नियम बनाया।"
 
 

@@ -50,9 +50,17 @@ def _pieces(text: str, lang: str) -> list[tuple[int, int, str]]:
             for unit in units(text, lang) if unit.kind == "word" for match in PIECE.finditer(unit.text)]
 
 
-def _cased_like(word: str, written: str) -> str:
-    """`word` with its first letter in the case of `written`'s (a broken sentence-initial copy stays capitalised)."""
-    return (word[:1].upper() if written[:1].isupper() else word[:1].lower()) + word[1:] if word[:1].isalpha() else word
+def _cased(back: str, written: str, at_start: bool, target_first: str) -> str:
+    """`back` (as the target writes it) cased for where it goes: capitalised at the sentence's start; where it
+    begins with the target's first word, whose capital belongs to that position, in the case `written` has; else as
+    the target writes it (*parlamentariier* mid-sentence is the target's *Parlamentarier*, a German noun)."""
+    if not back[:1].isalpha():
+        return back
+    if at_start:
+        return back[:1].upper() + back[1:]
+    if back.split(" ")[0] == target_first:
+        return (back[:1].upper() if written[:1].isupper() else back[:1].lower()) + back[1:]
+    return back
 
 
 def restored_word(written: str, target_words: Sequence[str]) -> str | None:
@@ -84,13 +92,14 @@ def mended(target: str, distractor: str, unknown: Sequence[str], lang: str) -> M
     target_words = [piece for _, _, piece in _pieces(target, lang)]
     text = unicodedata.normalize("NFC", distractor)  # the form units() reads: the spans index it
     mends, found = [], set()
-    for start, end, piece in reversed(_pieces(text, lang)):
+    pieces = _pieces(text, lang)
+    for start, end, piece in reversed(pieces):
         if piece.casefold() not in wanted:
             continue
         back = restored_word(piece, target_words)
         if back is None:
             return None
-        back = _cased_like(back, piece)
+        back = _cased(back, piece, start == pieces[0][0], target_words[0])
         text = text[:start] + back + text[end:]
         mends.append((piece, back))
         found.add(piece.casefold())
