@@ -226,6 +226,7 @@ class FaultServer:
             lines = candidates_for(sentence, language, n)
         sentences = {"three": lambda: lines[:3], "reorder": lambda: [fronted(sentence), *lines[1:]], "wrong_language": lambda: ENGLISH,
                      "broken": lambda: [broken(lines[0]), *lines[1:]],
+                     "again": lambda: [f"Auch {line[:1].lower()}{line[1:]}" for line in lines],  # other sentences
                      "preamble": lambda: [f"{i}. {t}" for i, t in enumerate(lines, 1)]}.get(behaviour, lambda: lines)()
         text = json.dumps({"sentences": sentences}, ensure_ascii=False)
         if behaviour == "length":  # cut at max_tokens inside the fourth string

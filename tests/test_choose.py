@@ -5,6 +5,7 @@ server on 127.0.0.1 answering the JSON schema's number of strings)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from clsd.analysis import profile
 from clsd.analysis.table3 import similarity
@@ -108,12 +109,36 @@ def test_a_sentence_with_unattested_words_is_kept_only_where_too_few_others_are_
             ({written[4], written[5]}, written[:4]),
             # three noted: the three others, then the noted one closest to the profile with them
             ({written[0], written[4], written[5]}, [*written[1:4], written[4]])):
+        for wait in (False, True):  # waiting, the last of three attempts (the same answer again) comes to the same
+            with FaultServer() as server:
+                gen = generator(server, ResponseStore(tmp_path / f"{len(marked)}-{wait}.sqlite"), 6)
+                gen.settings = replace(gen.settings, fallbacks_wait=wait)
+                gen.validator = MarksSuspects(marked)
+                table, report = llm.generate(items, "de", gen, {}, "llm:fault")
+            assert table["text"].to_list() == expected
+            assert report["sentences"]["unused"] == 2
+            assert report["attempts"] == (3 if wait and len(marked) == 3 else 1)
+
+
+def test_with_fallbacks_wait_an_item_is_asked_again_before_a_fallback_is_kept(tmp_path):
+    """The first answer holds one valid sentence and five with unattested words; asked again, six other valid ones.
+    At once, three of the five come in beside the valid one and nothing is asked again; waiting, the re-ask fills
+    the three places and the five are left unused."""
+    items = [(0, "Der Stadtrat A hat am Dienstag den Bau von drei neuen Grundschulen genehmigt.")]
+    written = candidates_for(items[0][1], "German", 6)
+    kept, reports = {}, {}
+    for wait in (False, True):
         with FaultServer() as server:
-            gen = generator(server, ResponseStore(tmp_path / f"{len(marked)}.sqlite"), 6)
-            gen.validator = MarksSuspects(marked)
-            table, report = llm.generate(items, "de", gen, {}, "llm:fault")
-        assert table["text"].to_list() == expected
-        assert report["sentences"]["unused"] == 2
+            server.plans = {"Stadtrat A": ["ok", "again"]}
+            gen = generator(server, ResponseStore(tmp_path / f"{wait}.sqlite"), 6)
+            gen.settings = replace(gen.settings, fallbacks_wait=wait)
+            gen.validator = MarksSuspects(set(written[:5]))
+            table, reports[wait] = llm.generate(items, "de", gen, {}, "llm:fault")
+        kept[wait] = table["text"].to_list()
+    assert kept[False][0] == written[5] and set(kept[False][1:]) < set(written[:5])
+    assert reports[False]["attempts"] == 1 and reports[False]["sentences"]["unused"] == 2
+    assert kept[True][0] == written[5] and all(text.startswith("Auch ") for text in kept[True][1:])
+    assert reports[True]["attempts"] == 2 and reports[True]["sentences"]["unused"] == 5 + 3
 
 
 def test_a_shortened_sentence_is_kept_only_where_too_few_others_are_valid():

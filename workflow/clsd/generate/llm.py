@@ -298,6 +298,7 @@ class Generator:
         parse = functools.cache(lambda text, truncated=False: quotes.restored_answer(
             parse_answer(text, shown, lang, truncated, self.settings.answer_format,
                          prompt=messages[-1]["content"], n=self.settings.candidates), sentence, style))
+        waiting: list[tuple[str, str]] = []  # fallbacks held for the last attempt (generation.fallbacks_wait), with their keys
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
@@ -320,8 +321,9 @@ class Generator:
             if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list and self.settings.answer_format == "numbered":
                 outcome.rejects["short_answer"] += 1  # the list held fewer than four (a JSON answer always holds four)
             new: list[str] = []
+            held = [text for text, _ in waiting]
             for text in parsed.accepted:
-                if normalise(text, lang) not in {normalise(d, lang) for d in outcome.distractors + new}:
+                if normalise(text, lang) not in {normalise(d, lang) for d in outcome.distractors + held + new}:
                     new.append(text)
                 else:  # the same as a distractor an earlier answer gave
                     outcome.rejects["duplicate"] += 1
@@ -330,7 +332,7 @@ class Generator:
             # valid ones fill the free places in answer order, or (more candidates asked than four) those closest to
             # the reference profile do; a sentence with words nothing attests (non_word_suspect: an invented place, a
             # stray capitalised word) or a shortened one (clsd.generate.choose.shortened) comes in only where too few
-            # others are valid
+            # others are valid (with generation.fallbacks_wait, only once the last attempt is answered)
             verdicts = (self.validator.check_item(sentence, new, mend=self.settings.mend_broken_words)
                         if self.validator and new else [None] * len(new))
             valid, fallback = [], []
@@ -340,7 +342,7 @@ class Generator:
                     outcome.rejected.append((text, found.reason, VALIDATION))
                     continue
                 if found is not None and found.mended is not None:  # broken copies of target words put back
-                    if normalise(found.mended, lang) in {normalise(d, lang) for d in outcome.distractors + valid + fallback}:
+                    if normalise(found.mended, lang) in {normalise(d, lang) for d in outcome.distractors + held + valid + fallback}:
                         outcome.rejects["duplicate"] += 1
                         outcome.rejected.append((text, "duplicate", VALIDATION))
                         continue
@@ -350,15 +352,22 @@ class Generator:
                     fallback.append(text)
                 else:
                     valid.append(text)
-            for candidates in (valid, fallback):
+            fallback_keyed = [(text, response.key) for text in fallback]
+            if self.settings.fallbacks_wait:
+                waiting += fallback_keyed
+                fallback_keyed = waiting if attempt == self.settings.max_attempts - 1 else []
+            for candidates in ([(text, response.key) for text in valid], fallback_keyed):
                 free = N_DISTRACTORS - len(outcome.distractors)
-                chosen = (closest_to_profile(sentence, outcome.distractors, candidates, free, self.profile_shares)
+                texts = [text for text, _ in candidates]
+                chosen = (closest_to_profile(sentence, outcome.distractors, texts, free, self.profile_shares)
                           if self.profile_shares is not None else range(min(free, len(candidates))))
                 for index in chosen:
-                    outcome.distractors.append(candidates[index])
-                    outcome.keys.append(response.key)
+                    outcome.distractors.append(texts[index])
+                    outcome.keys.append(candidates[index][1])
                 outcome.unused += len(candidates) - len(chosen)
             if len(outcome.distractors) == N_DISTRACTORS:
+                if fallback_keyed is not waiting:  # the item is done before the last attempt: the held ones go unused
+                    outcome.unused += len(waiting)
                 return outcome
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"
         if outcome.refusal is not None:

@@ -62,6 +62,7 @@ class Settings:
     candidates: int = N_SENTENCES  # sentences asked per answer; above four, the four kept are chosen by closeness
     prompt_quotes: str = "as_written"  # curly: a target's straight double quotes are shown as “…” (clsd.generate.quotes)
     mend_broken_words: bool = False  # a non_word sentence's broken copies of target words put back (clsd.validate.mend)
+    fallbacks_wait: bool = False  # a shortened or unattested sentence comes in only once the last attempt is answered
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters of every request (the seed only when one is set), with `answer_format` json the
@@ -86,6 +87,7 @@ def generation_settings(generation: Mapping[str, Any], template: str, endpoint: 
         max_attempts=generation["max_attempts"], concurrency=concurrency or generation["concurrency"],
         answer_format=generation["answer_format"], extra=local_sampling(generation), candidates=generation["candidates"],
         prompt_quotes=generation["prompt_quotes"], mend_broken_words=generation["mend_broken_words"],
+        fallbacks_wait=generation["fallbacks_wait"],
     )
 
 
@@ -109,13 +111,14 @@ def request_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
     who answers, the sampling parameters, how often an item is re-asked, whether unusable answers are, and how many
     sentences an answer holds (above four, which four are kept depends on it), how a target's quotes are shown
     (only when not as written, so that a config without the key keeps its params) and whether broken copies of target
-    words are mended (only when they are, likewise)."""
+    words are mended and whether fallbacks wait for the last attempt (only when they do, likewise)."""
     settings = generation_settings(generation, template="", endpoint="")
     quotes = {} if settings.prompt_quotes == "as_written" else {"prompt_quotes": settings.prompt_quotes}
     mend = {"mend_broken_words": True} if settings.mend_broken_words else {}
+    wait = {"fallbacks_wait": True} if settings.fallbacks_wait else {}
     return endpoint_settings(generation) | settings.sampling() | {
         "max_attempts": settings.max_attempts, "reask_unusable": generation["reask_unusable"],
-        "candidates": settings.candidates} | quotes | mend
+        "candidates": settings.candidates} | quotes | mend | wait
 
 
 def template_pattern(template: str, fields: Mapping[str, str]) -> re.Pattern[str]:
