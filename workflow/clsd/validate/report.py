@@ -111,7 +111,7 @@ def summary(flagged: pl.DataFrame, targets: dict[int, str], rejected: list[dict[
                 for i, r, t, d in flagged.filter(pl.col("flag").is_not_null()).select("id", "flag", "text", "detail").iter_rows()]
     sources += [{"id": i, "reason": n, "text": t, "detail": d}
                 for i, n, t, d in kept.filter(pl.col("note").is_not_null()).select("id", "note", "text", "detail").iter_rows()]
-    sources += [{"id": row["id"], "reason": "mended", "text": row["text"], "detail": f"written: {row['written']}; {row['mends']}"}
+    sources += [{"id": row["id"], "reason": "mended", "text": row["text"], "detail": row["mends"]}
                 for row in mended]
     for row in sources:
         shown = examples.setdefault(row["reason"], [])
