@@ -206,6 +206,8 @@ class FaultServer:
             text = "\n".join(f"{i}. {t}" for i, t in enumerate([fronted(sentence), *lines[1:]], 1))
         elif behaviour == "broken":
             text = "\n".join(f"{i}. {t}" for i, t in enumerate([broken(lines[0]), *lines[1:]], 1))
+        elif behaviour == "broken_and_whole":  # a broken copy of a variant, then the variant itself
+            text = "\n".join(f"{i}. {t}" for i, t in enumerate([broken(lines[0]), *lines[:3]], 1))
         elif behaviour == "length":  # cut at max_tokens in the middle of the fourth sentence
             text = "\n".join(f"{i}. {t}" for i, t in enumerate(lines, 1))[:-12]
             return self._answer(body, text, finish_reason="length")

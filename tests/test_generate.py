@@ -175,6 +175,21 @@ def test_a_broken_copy_of_a_target_word_is_put_back_only_with_mend_and_listed(tm
         assert again["text"].to_list() == distractors_for(sentence, "German")[1:] + [written]
 
 
+def test_a_mended_sentence_equal_to_another_of_its_answer_is_a_duplicate(tmp_path):
+    """The answer holds a variant broken while copied and, after it, the variant as it should read: mended, the first
+    is the second, so the item keeps it once and asks again for its fourth."""
+    sentence = item("W")
+    variants = distractors_for(sentence, "German")
+    with FaultServer(plans={"Stadtrat W ": ["broken_and_whole", "ok"]}) as server:
+        gen = generator(server, ResponseStore(tmp_path / "store.sqlite"))
+        gen.settings = replace(gen.settings, mend_broken_words=True)
+        gen.validator = Validator("de")
+        table, report = llm.generate([(0, sentence)], "de", gen, {}, "llm:fault")
+    assert len(server.seen) == 2 and table["text"].to_list() == variants
+    assert report["rejects"] == {"duplicate": 4} and report["sentences"]["mended"] == 1
+    assert [row["text"] for row in report["mended"]] == [variants[0]]
+
+
 def test_an_answer_cut_at_max_tokens_never_gives_its_last_sentence(tmp_path, caplog):
     """Scripts that cost many tokens per word (Bengali, Hindi) hit max_tokens: the cut-off fourth sentence is
     rejected as `truncated` and asked again, never scored as a distractor."""

@@ -341,13 +341,16 @@ class Generator:
                     outcome.rejects[found.reason] += 1
                     outcome.rejected.append((text, found.reason, VALIDATION))
                     continue
+                written = text
                 if found is not None and found.mended is not None:  # broken copies of target words put back
-                    if normalise(found.mended, lang) in {normalise(d, lang) for d in outcome.distractors + held + valid + fallback}:
-                        outcome.rejects["duplicate"] += 1
-                        outcome.rejected.append((text, "duplicate", VALIDATION))
-                        continue
-                    outcome.mended[found.mended] = (text, found.mends)
                     text = found.mended
+                # mended, a sentence may be one kept before or one of this answer (written after it, or mended too)
+                if normalise(text, lang) in {normalise(d, lang) for d in outcome.distractors + held + valid + fallback}:
+                    outcome.rejects["duplicate"] += 1
+                    outcome.rejected.append((written, "duplicate", VALIDATION))
+                    continue
+                if found is not None and found.mended is not None:
+                    outcome.mended[text] = (written, found.mends)
                 if (found is not None and found.unattested) or shortened(sentence, text, lang):
                     fallback.append(text)
                 else:
