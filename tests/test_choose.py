@@ -118,6 +118,7 @@ def test_a_sentence_with_unattested_words_is_kept_only_where_too_few_others_are_
             assert table["text"].to_list() == expected
             assert report["sentences"]["unused"] == 2
             assert report["attempts"] == (3 if wait and len(marked) == 3 else 1)
+            assert table["source"].n_unique() == 1  # all four from the first answer: its key, not the last attempt's
 
 
 def test_with_fallbacks_wait_an_item_is_asked_again_before_a_fallback_is_kept(tmp_path):

@@ -30,6 +30,9 @@ MAX_EDITS = 2
 LETTERS_PER_EDIT = 3
 #: The pieces of a word a mend replaces: a hyphenated compound's parts and an elided word are mended one by one.
 PIECE = regex.compile(r"[^-'’]+")
+#: What may stand between two neighbouring target words that a broken copy runs together: spaces, an elision's
+#: apostrophe or a compound's hyphen (put back as the target writes it); a comma or a number keeps them apart.
+JOINT = regex.compile(r"\s+|['’-]")
 
 
 @dataclass(frozen=True)
@@ -58,18 +61,36 @@ def _cased(back: str, written: str, at_start: bool, target_first: str) -> str:
         return back
     if at_start:
         return back[:1].upper() + back[1:]
-    if back.split(" ")[0] == target_first:
+    if back.split()[0] == target_first:
         return (back[:1].upper() if written[:1].isupper() else back[:1].lower()) + back[1:]
     return back
 
 
-def restored_word(written: str, target_words: Sequence[str]) -> str | None:
-    """The target's word (or two neighbouring words, space-separated) that `written` is a broken copy of, as the
-    target writes it; None when none is near enough or two different words are equally near."""
+@dataclass(frozen=True)
+class TargetWords:
+    """What a broken word may be a copy of: the target's word pieces, and each two neighbouring ones joined by
+    spaces, an apostrophe or a hyphen, as the target writes the two (*der Freiheit*, *l'Union*; not *Paris, Berlin*)."""
+
+    words: tuple[str, ...]
+    neighbours: tuple[str, ...]
+
+    @classmethod
+    def of(cls, target: str, lang: str) -> TargetWords:
+        text = unicodedata.normalize("NFC", target)
+        pieces = _pieces(text, lang)
+        neighbours = tuple(text[start:end] for (start, gap, _), (after, end, _) in zip(pieces, pieces[1:])
+                           if JOINT.fullmatch(text[gap:after]))
+        return cls(tuple(piece for _, _, piece in pieces), neighbours)
+
+
+def restored_word(written: str, target: TargetWords) -> str | None:
+    """The target's word (or two neighbouring words) that `written` is a broken copy of, as the target writes it;
+    None when none is near enough or two different words are equally near."""
     folded = written.casefold()
-    for first, second in zip(target_words, target_words[1:]):
-        if folded == (first + second).casefold():
-            return f"{first} {second}"
+    for pair in target.neighbours:
+        if folded == JOINT.sub("", pair).casefold():
+            return pair
+    target_words = target.words
     best, nearest = None, MAX_EDITS + 1
     for word in target_words:
         limit = min(MAX_EDITS, len(word) // LETTERS_PER_EDIT)
@@ -89,7 +110,7 @@ def mended(target: str, distractor: str, unknown: Sequence[str], lang: str) -> M
     after an elision or a hyphen) replaced by the target word it is a broken copy of (`restored_word`); None when
     one of them is no such copy or is not found as a piece of the sentence (a hyphenated word named whole stays)."""
     wanted = {word.casefold() for word in unknown}
-    target_words = [piece for _, _, piece in _pieces(target, lang)]
+    target_words = TargetWords.of(target, lang)
     text = unicodedata.normalize("NFC", distractor)  # the form units() reads: the spans index it
     mends, found = [], set()
     pieces = _pieces(text, lang)
@@ -99,7 +120,8 @@ def mended(target: str, distractor: str, unknown: Sequence[str], lang: str) -> M
         back = restored_word(piece, target_words)
         if back is None:
             return None
-        back = _cased(back, piece, start == pieces[0][0], target_words[0])
+        at_start = not any(char.isalnum() for char in text[:start])  # nothing but quotes or spaces before it
+        back = _cased(back, piece, at_start, target_words.words[0])
         text = text[:start] + back + text[end:]
         mends.append((piece, back))
         found.add(piece.casefold())
