@@ -55,8 +55,7 @@ def kinds(rejected: list[tuple[str, str]], lang: str) -> dict[str, int]:
     for target, text in rejected:
         words = [word.lower() for word in re.findall(r"\w+", target)]
         run_together = {first + second for first in words for second in words}
-        unknown = [word.strip() for word in (rule_verdict(target, text, lang, lex).detail or "").split(",")]
-        counts.update(kind(word, words, run_together) for word in unknown if word)
+        counts.update(kind(word, words, run_together) for word in rule_verdict(target, text, lang, lex).unknown)
     return {name: counts[name] for name in (NEAR, RUN_TOGETHER, OTHER)}
 
 

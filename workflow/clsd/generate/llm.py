@@ -321,10 +321,13 @@ class Generator:
             if len(parsed.accepted) < N_DISTRACTORS and not parsed.no_list and self.settings.answer_format == "numbered":
                 outcome.rejects["short_answer"] += 1  # the list held fewer than four (a JSON answer always holds four)
             new: list[str] = []
-            held = [text for text, _ in waiting]
+            # what the item holds (kept, or held for the last attempt), as normalised: an equal sentence is a repeat
+            taken = {normalise(text, lang) for text in outcome.distractors + [text for text, _ in waiting]}
+            seen = set(taken)
             for text in parsed.accepted:
-                if normalise(text, lang) not in {normalise(d, lang) for d in outcome.distractors + held + new}:
+                if normalise(text, lang) not in seen:
                     new.append(text)
+                    seen.add(normalise(text, lang))
                 else:  # the same as a distractor an earlier answer gave
                     outcome.rejects["duplicate"] += 1
                     outcome.rejected.append((text, "duplicate", GENERATION))
@@ -345,10 +348,11 @@ class Generator:
                 if found is not None and found.mended is not None:  # broken copies of target words put back
                     text = found.mended
                 # mended, a sentence may be one kept before or one of this answer (written after it, or mended too)
-                if normalise(text, lang) in {normalise(d, lang) for d in outcome.distractors + held + valid + fallback}:
+                if normalise(text, lang) in taken:
                     outcome.rejects["duplicate"] += 1
                     outcome.rejected.append((written, "duplicate", VALIDATION))
                     continue
+                taken.add(normalise(text, lang))
                 if found is not None and found.mended is not None:
                     outcome.mended[text] = (written, found.mends)
                 if (found is not None and found.unattested) or shortened(sentence, text, lang):
@@ -356,9 +360,10 @@ class Generator:
                 else:
                     valid.append(text)
             fallback_keyed = [(text, response.key) for text in fallback]
+            holding = self.settings.fallbacks_wait and attempt < self.settings.max_attempts - 1
             if self.settings.fallbacks_wait:
                 waiting += fallback_keyed
-                fallback_keyed = waiting if attempt == self.settings.max_attempts - 1 else []
+                fallback_keyed = [] if holding else waiting
             for candidates in ([(text, response.key) for text in valid], fallback_keyed):
                 free = N_DISTRACTORS - len(outcome.distractors)
                 texts = [text for text, _ in candidates]
@@ -369,7 +374,7 @@ class Generator:
                     outcome.keys.append(candidates[index][1])
                 outcome.unused += len(candidates) - len(chosen)
             if len(outcome.distractors) == N_DISTRACTORS:
-                if fallback_keyed is not waiting:  # the item is done before the last attempt: the held ones go unused
+                if holding:  # the item is done before the last attempt: the held ones go unused
                     outcome.unused += len(waiting)
                 return outcome
         outcome.failure = f"{len(outcome.distractors)} valid distractors after {outcome.attempts} attempts"

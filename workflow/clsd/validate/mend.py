@@ -90,9 +90,8 @@ def restored_word(written: str, target: TargetWords) -> str | None:
     for pair in target.neighbours:
         if folded == JOINT.sub("", pair).casefold():
             return pair
-    target_words = target.words
     best, nearest = None, MAX_EDITS + 1
-    for word in target_words:
+    for word in target.words:
         limit = min(MAX_EDITS, len(word) // LETTERS_PER_EDIT)
         distance = OSA.distance(folded, word.casefold(), score_cutoff=limit)
         if distance > limit or distance > nearest:

@@ -160,8 +160,7 @@ class Validator:
                 self.unclear["judge_unclear"] += 1
                 verdicts[i] = replace(verdicts[i], judged=JUDGE_UNCLEAR)
             elif answer:
-                verdicts[i] = Verdict(JUDGE_REASON, note=verdicts[i].note, judged=JUDGE_SAME, mended=verdicts[i].mended,
-                                      mends=verdicts[i].mends)
+                verdicts[i] = Verdict(JUDGE_REASON, note=verdicts[i].note, judged=JUDGE_SAME)
             else:
                 verdicts[i] = replace(verdicts[i], judged=JUDGE_DIFFERENT)
         return verdicts
