@@ -100,3 +100,17 @@ def test_the_judge_reads_the_mended_sentence_and_a_mend_leaving_an_unattested_wo
     invented = "Der Stadtrat in Bravolkin hat den Bau von drei neuen grundschuulen genehmigt."
     found = german.check_item(target, [invented], mend=True)[0]
     assert found.reason == "non_word" and found.unknown == ("grundschuulen",) and found.mended is None
+
+
+@pytest.mark.parametrize(("target", "written", "back"), [
+    ("Intel meldete eine Verzögerung bei neuen Chips.", "Intel meldete eine VerzöGERung bei alten Chips.",
+     "Intel meldete eine Verzögerung bei alten Chips."),  # capitals put inside a target word
+    ("Die Chefin Katja Kipping forderte Klarheit.", "Die Chefin katjaKipping forderte Ruhe.",
+     "Die Chefin Katja Kipping forderte Ruhe."),  # two target words run together at a capital
+    ("Le juge a rejeté les accusations.", "Le juge a retenu les accusATIONS.", "Le juge a retenu les accusations."),
+])
+def test_a_word_whose_case_breaks_is_a_non_word_that_generation_mends(target, written, back):
+    lang = "fr" if "juge" in target else "de"
+    assert Validator(lang).check(target, written).reason == "non_word"
+    found = Validator(lang).check_item(target, [written], mend=True)[0]
+    assert found.reason is None and found.mended == back

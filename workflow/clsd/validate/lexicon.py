@@ -170,6 +170,11 @@ class Lexicon:
             log.debug("hunspell lookup of %r failed: %s", word, error)
             return False
 
+    def spelt(self, word: str) -> bool:
+        """Whether the Hunspell dictionary knows `word` exactly as written, case included (*BahnCard*, not
+        *BahnCARD*): the lexicon's other sources fold case."""
+        return self._dictionary is not None and self._hunspell(word)
+
     def known(self, word: str) -> bool:
         """Whether the lexicon knows `word` (lower-case as written in the sentence); cached per word."""
         if word not in self._cache:
@@ -194,7 +199,9 @@ class Lexicon:
         if self.fused(word) is not None:
             return False
         if self._loan(word):
-            return self.accent_slip(word) is None
+            # a loan the web writes often is one (fake); a rare one beside a far more frequent neighbour is a guess
+            return self.accent_slip(word) is None and (self._listed(word, self._second_chance)
+                                                       or self.misspelt_neighbour(word) is None)
         if self.leaked(word):
             return False  # a common English word in a sentence of this language, however often the web mixes them
         guessed = self._parts_known(word, self._part) or self._listed(word, self._second_chance)
@@ -318,6 +325,10 @@ class Lexicon:
                 if any(lex is not None and lex.loan_stem(form, silent_e) for lex in foreign for form, silent_e in stems):
                     return True
         return False
+
+    def loan_reading(self, word: str) -> bool:
+        """Whether `word` reads as a loan (`_loan`) without being a native word with a wrong accent (*decidé*)."""
+        return self._loan(word) and self.accent_slip(word) is None
 
     def _respelt(self, stem: str) -> set[str]:
         """`stem` and the foreign spellings the language respells it from (the registry's `loan_respellings`:
@@ -508,10 +519,12 @@ def unattested_capitals(target: str, distractor: str, lex: Lexicon) -> Capitals:
     return found
 
 
-def maybe_names(words: list[str], lex: Lexicon) -> bool:
-    """Whether every unknown word may be a name or brand in lower case (listed by SUSPECT_NAME_LISTS other
-    languages): kept as non_word_suspect, as a rule cannot tell."""
-    return all(lex.name_lists(word) >= SUSPECT_NAME_LISTS for word in words)
+def undecided(words: list[str], lex: Lexicon) -> bool:
+    """Whether every unknown word has a reading no rule can rule out: a name or brand in lower case (listed by
+    SUSPECT_NAME_LISTS other languages), or a loan's form (Lexicon.loan_reading) that a far more frequent word one
+    edit away shows may as well be a misspelling (*tackelte* beside *wackelte*, *socialen* beside *sozialen*): kept
+    as non_word_suspect, as a rule cannot tell."""
+    return all(lex.name_lists(word) >= SUSPECT_NAME_LISTS or lex.loan_reading(word) for word in words)
 
 
 def foreign_words(words: list[str], lang: str) -> tuple[str, list[str]] | None:

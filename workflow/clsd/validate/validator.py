@@ -34,7 +34,9 @@ Reasons, checked in this order (the first that applies is reported):
   (the lexicon, the target, other languages' word lists): an unattested first word one edit from a frequent word is
   a misspelling (non_word); an unattested capitalised word elsewhere is `wrong_language` when another language's
   lexicon knows it (`du Stalemate` in French), else kept as `non_word_suspect`
-  (clsd.validate.lexicon.unattested_capitals).
+  (clsd.validate.lexicon.unattested_capitals). A word whose case breaks inside it (*VerzöGERung*, *katjaKipping*)
+  is a non_word where it is a known word or the target's own miscased or run together, and kept as
+  `non_word_suspect` where nothing attests it or shows it broken (clsd.validate.miscased).
 
 Generation may mend before it drops (`generation.mend_broken_words`, clsd.validate.mend): a sentence rejected as
 non_word, or kept as a non_word_suspect, only for words that are its target's words broken while copied is checked
@@ -52,8 +54,9 @@ from clsd.core.languages import language
 from clsd.core.text import normalise
 from clsd.validate.closeness import MIN_CLOSENESS, closeness
 from clsd.validate.cutoff import cut_off
-from clsd.validate.lexicon import Capitals, Lexicon, foreign_words, lexicon, maybe_names, unattested_capitals, unknown_words
+from clsd.validate.lexicon import Capitals, Lexicon, foreign_words, lexicon, undecided, unattested_capitals, unknown_words
 from clsd.validate.mend import mended
+from clsd.validate.miscased import Miscased, miscased_words
 from clsd.validate.reorder import reorder_move
 from clsd.validate.tokens import forms, surface
 from clsd.validate.verdicts import (
@@ -99,18 +102,20 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
     foreign = foreign_words(unknown, lang) if unknown else None
     if foreign is not None:
         return Verdict("wrong_language", detail=f"{foreign[0]}: {', '.join(foreign[1])}")
-    if unknown:
-        if not language(lang).cased or maybe_names(unknown, lex):  # may be names: kept, and counted
-            return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown), unknown=tuple(unknown))
-        return Verdict("non_word", detail=", ".join(unknown), unknown=tuple(unknown))
+    miscase = miscased_words(target, distractor, lex) if lex is not None else Miscased([], [])
+    if unknown and not miscase.broken and (not language(lang).cased or undecided(unknown, lex)):
+        return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown), unknown=tuple(unknown))  # may be names
+    if unknown or miscase.broken:
+        words = list(dict.fromkeys(unknown + miscase.broken))
+        return Verdict("non_word", detail=", ".join(words), unknown=tuple(words))
     capitals = unattested_capitals(target, distractor, lex) if lex is not None else Capitals([], [], [])
     if capitals.misspelt:
         return Verdict("non_word", detail=", ".join(capitals.misspelt), unknown=tuple(capitals.misspelt))
     stray = foreign_words([word.lower() for word in capitals.unattested], lang) if capitals.unattested else None
     if stray is not None:  # a capitalised word of another language (du Stalemate), not a name
         return Verdict("wrong_language", detail=f"{stray[0]}: {', '.join(stray[1])}")
-    if capitals.unattested or capitals.foreign:
-        unattested = capitals.unattested + capitals.foreign
+    if capitals.unattested or capitals.foreign or miscase.unattested:
+        unattested = list(dict.fromkeys(capitals.unattested + capitals.foreign + miscase.unattested))
         return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unattested), unknown=tuple(unattested))
     return Verdict()
 
