@@ -5,7 +5,8 @@ Workers take whole files (`--dist loadfile`: a module's fixtures, such as test_w
 once). A test marked `exclusive` has the machine to itself: llama.cpp's threads wait for each other at every step, so
 its speed falls tenfold when another test keeps a core busy (measured: ~30 to 1-3 tokens/s), and timing assertions
 need idle cores. Every other test holds a shared lock on one file for its setup, call and teardown; an exclusive one
-announces itself, waits until the running tests end, and holds the lock alone.
+announces itself, waits until the running tests end, and holds the lock alone, until the last of a run of exclusive
+tests ends (MachineShare).
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import fcntl
 import os
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -51,35 +50,59 @@ def pytest_configure(config: pytest.Config) -> None:
         materialise(RECIPES["all-MiniLM-L6-v2"], MODEL_STORE / "all-MiniLM-L6-v2")
 
 
-@contextmanager
-def machine_share(exclusive: bool) -> Iterator[None]:
-    """The machine for one test under xdist: shared with the other workers' tests, or (`exclusive`) alone."""
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    if run is None:  # one process: nothing runs beside the test
-        yield
-        return
-    lock = Path(tempfile.gettempdir()) / f"clsd-tests-{run}.lock"
-    waiting = lock.with_suffix(".waiting")
-    with lock.open("a") as handle:
+class MachineShare:
+    """The machine for each test of one xdist worker: shared with the other workers' tests, or (exclusive) alone.
+
+    An exclusive test followed by another keeps the machine: released between them, the other worker would start a
+    shared test at once (a real Snakemake run of minutes), and the next exclusive test would wait it out idle."""
+
+    def __init__(self, run: str) -> None:
+        self.lock = Path(tempfile.gettempdir()) / f"clsd-tests-{run}.lock"
+        self.waiting = self.lock.with_suffix(".waiting")
+        self.handle = None
+        self.alone = False
+
+    def take(self, exclusive: bool) -> None:
+        if self.handle is not None:  # still held alone from the exclusive test before
+            return
+        self.handle = self.lock.open("a")
         if exclusive:
-            waiting.touch()  # no shared test starts from now on
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            waiting.unlink(missing_ok=True)
+            self.waiting.touch()  # no shared test starts from now on
+            fcntl.flock(self.handle, fcntl.LOCK_EX)
+            self.waiting.unlink(missing_ok=True)
         else:
-            while waiting.exists():
+            while self.waiting.exists():
                 time.sleep(0.2)
-            fcntl.flock(handle, fcntl.LOCK_SH)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(self.handle, fcntl.LOCK_SH)
+        self.alone = exclusive
+
+    def give(self, keep: bool) -> None:
+        if keep and self.alone:
+            return
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+        self.handle, self.alone = None, False
+
+
+_SHARE: MachineShare | None = None
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    """Each test's setup (module fixtures included), call and teardown under its share of the machine."""
-    with machine_share(item.get_closest_marker("exclusive") is not None):
+    """Each test's setup (module fixtures included), call and teardown under its share of the machine; with one
+    process (no xdist) nothing runs beside a test."""
+    global _SHARE
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:
         return (yield)
+    if _SHARE is None:
+        _SHARE = MachineShare(run)
+    exclusive = item.get_closest_marker("exclusive") is not None
+    _SHARE.take(exclusive)
+    try:
+        return (yield)
+    finally:
+        _SHARE.give(keep=exclusive and nextitem is not None and nextitem.get_closest_marker("exclusive") is not None)
 
 
 @pytest.fixture(scope="session")

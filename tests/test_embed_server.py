@@ -26,7 +26,7 @@ from clsd.serving.server import LlamaServer, server_program
 from conftest import MODEL_STORE, ROOT
 from clsd.embed.backends.llama_server import convert, converter
 
-pytestmark = [pytest.mark.workflow, pytest.mark.slow, pytest.mark.exclusive]
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 SERVED = "results/embeddings/minilm-served/sample/direct"
 TARGETS = ("results/tables/table2.csv", "results/mteb/minilm-served/sample.json", "results/scores/minilm/sample/direct.parquet",
            "results/analysis/shifts/minilm-served.parquet")
@@ -36,7 +36,8 @@ SECRET = "sk-test-never-written-31415926535"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, minilm_folder) -> str:
-    """llama-server serving all-MiniLM-L6-v2 as a float32 GGUF (mean pooling, as the model pools), with its metrics."""
+    """llama-server serving all-MiniLM-L6-v2 as a float32 GGUF (mean pooling, as the model pools), with its metrics;
+    one thread, so it shares the machine with other tests without its threads waiting for each other."""
     folder = tmp_path_factory.mktemp("gguf")
     gguf = convert(minilm_folder, folder / "minilm-f32.gguf", "f32", converter(folder))
     program = [str(server_program()), "--embeddings", "--pooling", "mean", "--metrics"]
@@ -193,6 +194,7 @@ def test_a_job_killed_halfway_sends_only_what_was_not_stored_on_the_rerun(server
     assert report["sent"]["texts"] == 220 - kept and report["all_runs"]["texts"] == 220 and report["all_runs"]["unfinished_runs"] == 1
 
 
+@pytest.mark.exclusive  # the job's server runs the job's threads, which collapse beside another busy test
 def test_the_llama_server_backend_gives_torch_s_p_at_1_and_converts_once(tmp_path):
     """`backend: llama-server`: the export rule converts the model's folder to GGUF (into the model store, reused after
     `rm -r results`), the embedding job serves it and scores like torch."""
