@@ -21,7 +21,8 @@ published sets (and, on news items, GPT-4's profile of the same items), and the 
 interrupt figures with the real server.
 
 Usage: python bench/generate.py [--n 200] [--llama 12 [--items wmt19 [--quoting]]
-       [--settings paper-v1:none:none,local-v3:xtc-dry-8:none:6:curly] [--stores DIR]]
+       [--settings paper-v1:none:none,local-v3:xtc-dry-8:none:6:curly] [--attempts 4] [--mend] [--fallbacks-wait]
+       [--stores DIR]]
 Prints and writes bench/results/generate.json, with the CPU's instruction sets. Run it on an otherwise idle machine:
 llama.cpp falls to a few tokens/s when other processes compete for its cores.
 """
@@ -172,24 +173,27 @@ class LlamaSetting:
     slots: int = 1
     candidates: int = 4
     prompt_quotes: str = "as_written"
+    max_tokens: int = 512
 
     @classmethod
     def parse(cls, spec: str, answer_format: str, slots: int) -> LlamaSetting:
-        """`prompt:sampling:speculative[:candidates[:prompt_quotes]]` (names of SAMPLING and SPECULATIVE;
-        generation.candidates, 4 when left out; generation.prompt_quotes, as_written when left out), e.g.
-        `local-v1:xtc-0.5-0.1:simple-3-16` or `local-v3:xtc-dry-8:none:6:curly`."""
+        """`prompt:sampling:speculative[:candidates[:prompt_quotes[:max_tokens]]]` (names of SAMPLING and SPECULATIVE;
+        generation.candidates, 4 when left out; generation.prompt_quotes, as_written when left out;
+        generation.max_tokens, 512 when left out), e.g. `local-v1:xtc-0.5-0.1:simple-3-16` or
+        `local-v3:xtc-dry-8:none:8:curly:768`."""
         prompt, sampling, speculative, *rest = spec.split(":")
-        if (sampling not in SAMPLING or speculative not in SPECULATIVE or len(rest) > 2 or not all(r.isdigit() for r in rest[:1])
-                or rest[1:] not in ([], ["as_written"], ["curly"])):
+        if (sampling not in SAMPLING or speculative not in SPECULATIVE or len(rest) > 3
+                or not all(r.isdigit() for r in rest[:1] + rest[2:]) or rest[1:2] not in ([], ["as_written"], ["curly"])):
             raise SystemExit(f"--settings {spec!r}: sampling one of {', '.join(SAMPLING)}, speculative one of "
-                             f"{', '.join(SPECULATIVE)}, then optionally the candidates per answer and as_written or curly")
+                             f"{', '.join(SPECULATIVE)}, then optionally the candidates per answer, as_written or curly, "
+                             f"and max_tokens")
         return cls(prompt, sampling, speculative, answer_format, slots, int(rest[0]) if rest else 4,
-                   rest[1] if len(rest) > 1 else "as_written")
+                   rest[1] if len(rest) > 1 else "as_written", int(rest[2]) if len(rest) > 2 else 512)
 
     @property
     def name(self) -> str:
         return (f"{self.prompt}, sampling {self.sampling}, speculative {self.speculative}, {self.answer_format}, "
-                f"{self.slots} slot(s), {self.candidates} candidates, quotes {self.prompt_quotes}")
+                f"{self.slots} slot(s), {self.candidates} candidates, quotes {self.prompt_quotes}, max_tokens {self.max_tokens}")
 
 
 def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
@@ -209,18 +213,19 @@ def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
 
 
 def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threads: int, attempts: int, store: Path,
-              item_set: str = "sample", quoting: bool = False) -> dict:
+              item_set: str = "sample", quoting: bool = False, mend: bool = False, fallbacks_wait: bool = False) -> dict:
     """One setting on a fresh server and store: the first `n` sentences of `item_set` per language at T = 1,
-    re-asked up to `attempts` times as the default run does, validated by the validator's rules (closeness included)."""
+    re-asked up to `attempts` times as the default run does, validated by the validator's rules (closeness included),
+    with generation.mend_broken_words (`mend`) and generation.fallbacks_wait as given."""
     from clsd.analysis import profile
     from clsd.serving.server import LlamaServer
     from clsd.validate.validator import Validator
 
     template = (ROOT / "resources/prompts" / f"{setting.prompt}.txt").read_text(encoding="utf-8")
     settings = Settings(model="qwen", template=template, endpoint="gguf:bench", concurrency=setting.slots,
-                        max_attempts=attempts, answer_format=setting.answer_format,
+                        max_attempts=attempts, max_tokens=setting.max_tokens, answer_format=setting.answer_format,
                         extra=tuple(sorted(SAMPLING[setting.sampling].items())), candidates=setting.candidates,
-                        prompt_quotes=setting.prompt_quotes)
+                        prompt_quotes=setting.prompt_quotes, mend_broken_words=mend, fallbacks_wait=fallbacks_wait)
     reference = profile.read_reference(ROOT / REFERENCE)
     server = LlamaServer(gguf, threads=threads, slots=setting.slots, speculative=SPECULATIVE[setting.speculative])
     started = time.perf_counter()
@@ -248,7 +253,9 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     item_langs = total("items")  # n per language, or fewer where --quoting finds fewer
     figures = {"setting": setting.name, "prompt": setting.prompt, "sampling": SAMPLING[setting.sampling],
                "speculative": SPECULATIVE[setting.speculative],
-               "answer_format": setting.answer_format, "slots": setting.slots, "candidates": setting.candidates, "threads": threads,
+               "answer_format": setting.answer_format, "slots": setting.slots, "candidates": setting.candidates,
+               "max_tokens": setting.max_tokens, "threads": threads,
+               "mend_broken_words": mend, "fallbacks_wait": fallbacks_wait, "mended": sum(r["sentences"]["mended"] for r in reports),
                "cpu_variant": server.variant, "server_start_seconds": round(server_start, 1), "item_languages": item_langs,
                "requests": total("new_responses"), "seconds": round(seconds, 1),
                "seconds_per_item_language": round(seconds / item_langs, 2),
@@ -273,7 +280,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
 
 
 def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetting], langs: list[str], item_set: str,
-                  stores: Path | None = None, quoting: bool = False) -> dict:
+                  stores: Path | None = None, quoting: bool = False, mend: bool = False, fallbacks_wait: bool = False) -> dict:
     """The local default (Qwen2.5-Coder-1.5B Q4_K_M behind llama-server), setting by setting on the same items; each
     setting's response store is kept as `stores`/<number>.sqlite when `stores` is given, to read what it wrote."""
     gguf = Path("~/.cache/clsd/models/qwen2.5-coder-1.5b-instruct-q4_k_m/model.gguf").expanduser()
@@ -286,7 +293,7 @@ def llama_figures(n: int, threads: int, attempts: int, settings: list[LlamaSetti
             store = folder / f"{number}.sqlite"
             if store.exists():
                 raise SystemExit(f"--stores {folder}: {store.name} exists; a bench run starts from empty stores")
-            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, store, item_set, quoting))
+            runs.append(llama_run(gguf, langs, n, setting, threads, attempts, store, item_set, quoting, mend, fallbacks_wait))
     return {"server": "llama-server", "build": {k: build[k] for k in ("source", "variants")}, "attempts": attempts,
             "languages": langs, "items": item_set, "only_quoting_items": quoting, "items_per_language": n,
             "gpt4_profile_same_items": published_profiles(n, langs, item_set, quoting), "runs": runs}
@@ -340,7 +347,7 @@ def main() -> None:
     parser.add_argument("--llama", type=int, default=0,
                         help="sentences per language for each setting of the local LLM (0: skip; 12: the default run's)")
     parser.add_argument("--settings", default=DEFAULT_SETTINGS,
-                        help="comma-separated prompt:sampling:speculative[:candidates[:prompt_quotes]] settings (resources/prompts/<prompt>.txt; "
+                        help="comma-separated prompt:sampling:speculative[:candidates[:prompt_quotes[:max_tokens]]] settings (resources/prompts/<prompt>.txt; "
                              f"sampling {', '.join(SAMPLING)}; speculative {', '.join(SPECULATIVE)})")
     parser.add_argument("--format", default="json", help="answer format of every setting")
     parser.add_argument("--slots", type=int, default=1, help="slots of every setting")
@@ -350,6 +357,8 @@ def main() -> None:
     parser.add_argument("--quoting", action="store_true",
                         help="only items whose target holds a straight double quote (each language its own first --llama)")
     parser.add_argument("--attempts", type=int, default=3, help="asks per item at most (the default run's max_attempts)")
+    parser.add_argument("--mend", action="store_true", help="every setting mends broken copies (generation.mend_broken_words)")
+    parser.add_argument("--fallbacks-wait", action="store_true", help="every setting holds fallbacks to the last ask (generation.fallbacks_wait)")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads of the local LLM")
     parser.add_argument("--skip-test-server", action="store_true", help="only the local LLM's settings")
     parser.add_argument("--stores", type=Path, help="keep each setting's response store here (<number>.sqlite)")
@@ -364,7 +373,7 @@ def main() -> None:
     if args.llama:
         settings = [LlamaSetting.parse(spec, args.format, args.slots) for spec in args.settings.split(",")]
         result["llama_cpp"] = llama_figures(args.llama, args.threads, args.attempts, settings, args.langs.split(","), args.items,
-                                          args.stores, args.quoting)
+                                          args.stores, args.quoting, args.mend, args.fallbacks_wait)
         if not args.skip_test_server:
             result["interrupt_llama_server"] = interrupt_figures(real=True)
     write_figures(args.out, result)
