@@ -29,11 +29,12 @@ Reasons, checked in this order (the first that applies is reported):
   catches a sentence in another language that the language detector is not sure of;
 - non_word: a word that is not in the target and that the language's lexicon does not know
   (clsd.validate.lexicon; names are left out where case shows them). In a script without case a name cannot be
-  told from a misspelling, nor a lower-case word several other languages list (a brand, a name): such a
-  distractor is kept and noted `non_word_suspect`. A capital is evidence of a name only where something attests it
-  (the lexicon, the target, other languages' word lists): an unattested first word one edit from a frequent word is
-  a misspelling (non_word); an unattested capitalised word elsewhere is `wrong_language` when another language's
-  lexicon knows it (`du Stalemate` in French), else kept as `non_word_suspect`
+  told from a misspelling, nor a lower-case word several other languages list (a brand, a name), nor a rare loan
+  reading one edit from a far more frequent word (*tackelte*, *wackelte*): such a distractor is kept and noted
+  `non_word_suspect` (clsd.validate.lexicon.undecided). A capital is evidence of a name only where something
+  attests it (the lexicon, the target, other languages' word lists): an unattested first word one edit from a
+  frequent word is a misspelling (non_word); an unattested capitalised word elsewhere is `wrong_language` when
+  another language's lexicon knows it (`du Stalemate` in French), else kept as `non_word_suspect`
   (clsd.validate.lexicon.unattested_capitals). A word whose case breaks inside it (*VerzöGERung*, *katjaKipping*)
   is a non_word where it is a known word or the target's own miscased or run together, and kept as
   `non_word_suspect` where nothing attests it or shows it broken (clsd.validate.miscased).
@@ -104,7 +105,7 @@ def rule_verdict(target: str, distractor: str, lang: str, lex: Lexicon | None,
         return Verdict("wrong_language", detail=f"{foreign[0]}: {', '.join(foreign[1])}")
     miscase = miscased_words(target, distractor, lex) if lex is not None else Miscased([], [])
     if unknown and not miscase.broken and (not language(lang).cased or undecided(unknown, lex)):
-        return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown), unknown=tuple(unknown))  # may be names
+        return Verdict(note=UNKNOWN_SUSPECT, detail=", ".join(unknown), unknown=tuple(unknown))  # names or loans
     if unknown or miscase.broken:
         words = list(dict.fromkeys(unknown + miscase.broken))
         return Verdict("non_word", detail=", ".join(words), unknown=tuple(words))
