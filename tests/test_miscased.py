@@ -22,6 +22,9 @@ DE = "Die Partei von Katja Kipping hat die Verzögerung im Haushalt erklärt."
     ("ProSieben", Miscased([], ["ProSieben"])),  # a name's capitalised parts: no evidence either way
     ("BioNTech", Miscased([], ["BioNTech"])),
     ("Haushalt", Miscased([], [])),  # no break
+    ("HaushALT", Miscased(["HaushALT"], [])),  # the target's word: the word lists, which fold case, attest nothing
+    ("TaXI", Miscased(["TaXI"], [])),  # a known word, capitals inside, though every language lists *taxi*
+    ("iPHONE", Miscased([], ["iPHONE"])),  # a listed name with capitals inside: no list attests that casing
 ])
 def test_a_break_inside_a_word_is_judged_on_evidence(word, found):
     assert miscased_words(DE, f"Die Partei von {word} hat die Verzögerung erklärt.", lexicon("de")) == found

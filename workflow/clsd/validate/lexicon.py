@@ -521,9 +521,9 @@ def unattested_capitals(target: str, distractor: str, lex: Lexicon) -> Capitals:
 
 def undecided(words: list[str], lex: Lexicon) -> bool:
     """Whether every unknown word has a reading no rule can rule out: a name or brand in lower case (listed by
-    SUSPECT_NAME_LISTS other languages), or a loan's form (Lexicon.loan_reading) that a far more frequent word one
-    edit away shows may as well be a misspelling (*tackelte* beside *wackelte*, *socialen* beside *sozialen*): kept
-    as non_word_suspect, as a rule cannot tell."""
+    SUSPECT_NAME_LISTS other languages), or a loan's form (Lexicon.loan_reading; the lexicon leaves one unknown where
+    a far more frequent word one edit away shows it may as well be a misspelling: *tackelte* beside *wackelte*,
+    *socialen* beside *sozialen*): kept as non_word_suspect, as a rule cannot tell."""
     return all(lex.name_lists(word) >= SUSPECT_NAME_LISTS or lex.loan_reading(word) for word in words)
 
 

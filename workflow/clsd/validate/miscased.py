@@ -7,8 +7,9 @@ see them: it looks words up case-folded, so *VerzöGERung* is *verzögerung*, an
 at all. Names and brands do break their
 case (*iPhone*, *AfD*, *BahnCard*, *PiS*), so such a word is judged on evidence, as a capital is
 (clsd.validate.lexicon.unattested_capitals):
-- attested, left alone: written so in the target, known so to the Hunspell dictionary, or listed by
-  SUSPECT_NAME_LISTS other languages' word lists (the names data);
+- attested, left alone: written so in the target or known so to the Hunspell dictionary; or, not broken as below
+  and with no run of capitals inside it, listed by SUSPECT_NAME_LISTS other languages' word lists (the names data,
+  which fold case: they attest *iPhone*, not *iPHONE*, and no list makes *HoTEL* a name);
 - `broken`, a non_word: the target's own word (or two neighbouring ones) miscased, misspelt or run together
   (clsd.validate.mend.restored_word, which generation's mend then puts back); a word the dictionary knows with a
   run of capitals put inside it (*décevANTS*); or a lower-case word the dictionary knows run into a word it knows
@@ -73,10 +74,12 @@ def miscased_words(target: str, distractor: str, lex: Lexicon) -> Miscased:
         if unit.kind != "word":
             continue
         for piece in PIECE.findall(unit.text):
-            if (not CASE_BREAK.search(piece) or piece in as_written or lex.spelt(piece)
-                    or lex.name_lists(piece) >= SUSPECT_NAME_LISTS):
+            if not CASE_BREAK.search(piece) or piece in as_written or lex.spelt(piece):
                 continue
-            broken = (restored_word(piece, target_words) is not None or _capitals_inside(piece, lex)
-                      or _run_together(piece, lex))
-            (found.broken if broken else found.unattested).append(piece)
+            if (restored_word(piece, target_words) is not None or _capitals_inside(piece, lex)
+                    or _run_together(piece, lex)):
+                found.broken.append(piece)
+            elif CAPITALS_INSIDE.search(piece) or lex.name_lists(piece) < SUSPECT_NAME_LISTS:
+                # the word lists fold case: they attest *iPhone* as a name, never a run of capitals inside (*iPHONE*)
+                found.unattested.append(piece)
     return found
