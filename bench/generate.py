@@ -174,26 +174,29 @@ class LlamaSetting:
     candidates: int = 4
     prompt_quotes: str = "as_written"
     max_tokens: int = 512
+    constrain_script: bool = False
 
     @classmethod
     def parse(cls, spec: str, answer_format: str, slots: int) -> LlamaSetting:
-        """`prompt:sampling:speculative[:candidates[:prompt_quotes[:max_tokens]]]` (names of SAMPLING and SPECULATIVE;
-        generation.candidates, 4 when left out; generation.prompt_quotes, as_written when left out;
-        generation.max_tokens, 512 when left out), e.g. `local-v1:xtc-0.5-0.1:simple-3-16` or
-        `local-v3:xtc-dry-8:none:8:curly:768`."""
+        """`prompt:sampling:speculative[:candidates[:prompt_quotes[:max_tokens[:script]]]]` (names of SAMPLING and
+        SPECULATIVE; generation.candidates, 4 when left out; generation.prompt_quotes, as_written when left out;
+        generation.max_tokens, 512 when left out; `script`: generation.constrain_script), e.g.
+        `local-v1:xtc-0.5-0.1:simple-3-16` or `local-v3:xtc-dry-8:none:8:curly:768:script`."""
         prompt, sampling, speculative, *rest = spec.split(":")
-        if (sampling not in SAMPLING or speculative not in SPECULATIVE or len(rest) > 3
-                or not all(r.isdigit() for r in rest[:1] + rest[2:]) or rest[1:2] not in ([], ["as_written"], ["curly"])):
+        if (sampling not in SAMPLING or speculative not in SPECULATIVE or len(rest) > 4
+                or not all(r.isdigit() for r in rest[:1] + rest[2:3]) or rest[1:2] not in ([], ["as_written"], ["curly"])
+                or rest[3:] not in ([], ["script"])):
             raise SystemExit(f"--settings {spec!r}: sampling one of {', '.join(SAMPLING)}, speculative one of "
                              f"{', '.join(SPECULATIVE)}, then optionally the candidates per answer, as_written or curly, "
-                             f"and max_tokens")
+                             f"max_tokens and script")
         return cls(prompt, sampling, speculative, answer_format, slots, int(rest[0]) if rest else 4,
-                   rest[1] if len(rest) > 1 else "as_written", int(rest[2]) if len(rest) > 2 else 512)
+                   rest[1] if len(rest) > 1 else "as_written", int(rest[2]) if len(rest) > 2 else 512, rest[3:] == ["script"])
 
     @property
     def name(self) -> str:
         return (f"{self.prompt}, sampling {self.sampling}, speculative {self.speculative}, {self.answer_format}, "
-                f"{self.slots} slot(s), {self.candidates} candidates, quotes {self.prompt_quotes}, max_tokens {self.max_tokens}")
+                f"{self.slots} slot(s), {self.candidates} candidates, quotes {self.prompt_quotes}, max_tokens {self.max_tokens}"
+                + (", script constrained" if self.constrain_script else ""))
 
 
 def closeness_figures(pairs: list[tuple[str, str, str]]) -> dict:
@@ -225,7 +228,8 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     settings = Settings(model="qwen", template=template, endpoint="gguf:bench", concurrency=setting.slots,
                         max_attempts=attempts, max_tokens=setting.max_tokens, answer_format=setting.answer_format,
                         extra=tuple(sorted(SAMPLING[setting.sampling].items())), candidates=setting.candidates,
-                        prompt_quotes=setting.prompt_quotes, mend_broken_words=mend, fallbacks_wait=fallbacks_wait)
+                        prompt_quotes=setting.prompt_quotes, mend_broken_words=mend, fallbacks_wait=fallbacks_wait,
+                        constrain_script=setting.constrain_script)
     reference = profile.read_reference(ROOT / REFERENCE)
     server = LlamaServer(gguf, threads=threads, slots=setting.slots, speculative=SPECULATIVE[setting.speculative])
     started = time.perf_counter()
@@ -254,7 +258,7 @@ def llama_run(gguf: Path, langs: list[str], n: int, setting: LlamaSetting, threa
     figures = {"setting": setting.name, "prompt": setting.prompt, "sampling": SAMPLING[setting.sampling],
                "speculative": SPECULATIVE[setting.speculative],
                "answer_format": setting.answer_format, "slots": setting.slots, "candidates": setting.candidates,
-               "max_tokens": setting.max_tokens, "threads": threads,
+               "max_tokens": setting.max_tokens, "constrain_script": setting.constrain_script, "threads": threads,
                "mend_broken_words": mend, "fallbacks_wait": fallbacks_wait, "mended": sum(r["sentences"]["mended"] for r in reports),
                "cpu_variant": server.variant, "server_start_seconds": round(server_start, 1), "item_languages": item_langs,
                "requests": total("new_responses"), "seconds": round(seconds, 1),
@@ -347,7 +351,7 @@ def main() -> None:
     parser.add_argument("--llama", type=int, default=0,
                         help="sentences per language for each setting of the local LLM (0: skip; 12: the default run's)")
     parser.add_argument("--settings", default=DEFAULT_SETTINGS,
-                        help="comma-separated prompt:sampling:speculative[:candidates[:prompt_quotes[:max_tokens]]] settings (resources/prompts/<prompt>.txt; "
+                        help="comma-separated prompt:sampling:speculative[:candidates[:prompt_quotes[:max_tokens[:script]]]] settings (resources/prompts/<prompt>.txt; "
                              f"sampling {', '.join(SAMPLING)}; speculative {', '.join(SPECULATIVE)})")
     parser.add_argument("--format", default="json", help="answer format of every setting")
     parser.add_argument("--slots", type=int, default=1, help="slots of every setting")

@@ -339,7 +339,7 @@ def test_request_settings_are_exactly_what_requests_depend_on(tmp_path):
     rerun = [changed(model="other"), changed(base_url="https://other.example.org/v1"), changed(base_url=None),
              changed(temperature=0.5), changed(top_p=0.9), changed(max_tokens=256), changed(seed=7), changed(max_attempts=5),
              changed(reask_unusable=True), changed(mend_broken_words=not base["mend_broken_words"]),
-             changed(fallbacks_wait=not base["fallbacks_wait"])]
+             changed(fallbacks_wait=not base["fallbacks_wait"]), changed(constrain_script=not base["constrain_script"])]
     assert all(request_settings(generation) != request_settings(base) for generation in rerun)
     # what is sent with every request is in the params, as sent
     sent = generation_settings(changed(seed=7), TEMPLATE, "e")

@@ -119,6 +119,31 @@ def test_speculative_decoding_drafts_from_the_prompt_and_verifies_every_drafted_
     assert all(common_prefix(a, d) >= len(first_sentences[i]) + 40 for i, (a, d) in enumerate(zip(plain, drafted))), (plain, drafted)
 
 
+def test_a_script_constrained_schema_keeps_cyrillic_out_of_a_german_answer_the_prompt_asks_for_in_russian():
+    """generation.constrain_script on the real server: llama.cpp turns each sentence's pattern into its grammar. A
+    prompt that asks for Russian variants of a German sentence gets Cyrillic without the pattern (the control) and
+    none with it, every answer still the schema's four strings, each matching its target's pattern."""
+    import regex
+
+    from clsd.generate.script_pattern import sentence_pattern
+
+    template = "Translate this {language} sentence into Russian, in Cyrillic letters, four times in other words:\n{sentence}"
+    answers = {}
+    with LlamaServer(GGUF, threads=os.cpu_count(), slots=1) as base_url:
+        client = ChatClient(base_url=base_url, api_key="local", timeout=300, retries=0, requests_per_minute=None)
+        for constrain in (False, True):
+            settings = Settings(model="qwen", template=template, endpoint="gguf:test", temperature=0.0, max_attempts=1,
+                                concurrency=1, max_tokens=300, answer_format="json", constrain_script=constrain)
+            messages = llm.messages_for(template, "de", SENTENCES[0])
+            params = settings.sampling() | settings.item_format(SENTENCES[0], "de")
+            answers[constrain] = json_sentences(client.complete("qwen", messages, params).text)
+    cyrillic = regex.compile(r"\p{Script=Cyrillic}")
+    assert answers[False] and any(cyrillic.search(s) for s in answers[False]), answers[False]  # the control
+    assert answers[True] is not None and len(answers[True]) == 4, answers[True]
+    assert not any(cyrillic.search(s) for s in answers[True]), answers[True]
+    assert all(regex.match(sentence_pattern(SENTENCES[0], "de"), s) for s in answers[True]), answers[True]
+
+
 def worker(store: Path) -> subprocess.Popen:
     """tests/gen_worker.py with the real server (2 slots), in its own session like a Snakemake job."""
     command = [sys.executable, str(ROOT / "tests/gen_worker.py"), "llama", str(store), "12", "2"]

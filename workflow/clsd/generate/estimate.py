@@ -128,10 +128,10 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
     past = history(Path(store.path), settings.endpoint, settings.model, settings.template)
     cpt = past.chars_per_token or DEFAULT_CHARS_PER_TOKEN
     per_item = past.requests_per_item or 1 + DEFAULT_REASK_RATE
-    params = settings.sampling()
     to_ask = []
     for _, sentence in items:
         messages = messages_for(settings.template, lang, sentence, settings.prompt_quotes)
+        params = settings.sampling() | settings.item_format(sentence, lang)
         if store.get(request_key(settings.endpoint, settings.model, messages, params, 0)) is None:
             to_ask.append((sentence, messages))
     requests = per_item * len(to_ask)

@@ -301,7 +301,8 @@ class Generator:
         waiting: list[tuple[str, str]] = []  # fallbacks held for the last attempt (generation.fallbacks_wait), with their keys
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
-            response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted))
+            response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted),
+                                     extra=self.settings.item_format(sentence, lang))
             if self._stopping.is_set():  # interrupted while it was asked: stored, but neither checked nor asked again
                 raise Interrupted("interrupted: the answer is stored, nothing more is asked")
             outcome.replayed = outcome.replayed and response.key not in self._asked
@@ -447,10 +448,10 @@ class Generator:
 
     def requests(self, items: list[tuple[int, str]], lang: str) -> dict[str, Request]:
         """Every generation request the items may send (each attempt of each item), by key."""
-        params = self.settings.sampling()
         found: dict[str, Request] = {}
         for _, sentence in items:
             messages = messages_for(self.settings.template, lang, sentence, self.settings.prompt_quotes)
+            params = self.settings.sampling() | self.settings.item_format(sentence, lang)
             for attempt in range(self.settings.max_attempts):
                 key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
                 found[key] = Request(key, messages, params, attempt)

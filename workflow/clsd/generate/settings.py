@@ -22,9 +22,11 @@ from typing import Any, Mapping
 N_SENTENCES = 4  # distractors per answer (clsd.core.items.N_DISTRACTORS, not imported: this module stays light)
 
 
-def response_format(n: int = N_SENTENCES) -> dict[str, Any]:
-    """`answer_format: json`: an object with exactly `n` non-empty strings (`generation.candidates`). Strict, so that
-    OpenAI decodes to it too; llama.cpp and vLLM turn it into a grammar."""
+def response_format(n: int = N_SENTENCES, pattern: str | None = None) -> dict[str, Any]:
+    """`answer_format: json`: an object with exactly `n` non-empty strings (`generation.candidates`), each matching
+    `pattern` when one is given (generation.constrain_script). Strict, so that OpenAI decodes to it too; llama.cpp
+    and vLLM turn it into a grammar."""
+    sentence: dict[str, Any] = {"type": "string", "minLength": 1} | ({"pattern": pattern} if pattern else {})
     return {
         "type": "json_schema",
         "json_schema": {
@@ -32,7 +34,7 @@ def response_format(n: int = N_SENTENCES) -> dict[str, Any]:
             "strict": True,
             "schema": {
                 "type": "object",
-                "properties": {"sentences": {"type": "array", "items": {"type": "string", "minLength": 1},
+                "properties": {"sentences": {"type": "array", "items": sentence,
                                              "minItems": n, "maxItems": n}},
                 "required": ["sentences"],
                 "additionalProperties": False,
@@ -63,6 +65,7 @@ class Settings:
     prompt_quotes: str = "as_written"  # curly: a target's straight double quotes are shown as “…” (clsd.generate.quotes)
     mend_broken_words: bool = False  # a non_word sentence's broken copies of target words put back (clsd.validate.mend)
     fallbacks_wait: bool = False  # a shortened or unattested sentence comes in only once the last attempt is answered
+    constrain_script: bool = False  # each JSON sentence held to its target's script (clsd.generate.script_pattern)
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters of every request (the seed only when one is set), with `answer_format` json the
@@ -77,6 +80,16 @@ class Settings:
             params["extra_body"] = dict(self.extra)
         return params
 
+    def item_format(self, sentence: str, lang: str) -> dict[str, Any]:
+        """What one item's requests send besides `sampling()`: with `constrain_script` (and JSON answers) the response
+        format whose sentences are held to the characters of `sentence`'s script (clsd.generate.script_pattern),
+        else nothing. Every request of the item, its key and the estimate take it alike."""
+        if not (self.constrain_script and self.answer_format == "json"):
+            return {}
+        from clsd.generate.script_pattern import sentence_pattern  # not while planning: it reads Unicode's data
+
+        return {"response_format": response_format(self.candidates, sentence_pattern(sentence, lang))}
+
 
 def generation_settings(generation: Mapping[str, Any], template: str, endpoint: str, concurrency: int | None = None) -> Settings:
     """What every generation request sends, from the `generation:` config, the prompt template and the endpoint id;
@@ -87,7 +100,7 @@ def generation_settings(generation: Mapping[str, Any], template: str, endpoint: 
         max_attempts=generation["max_attempts"], concurrency=concurrency or generation["concurrency"],
         answer_format=generation["answer_format"], extra=local_sampling(generation), candidates=generation["candidates"],
         prompt_quotes=generation["prompt_quotes"], mend_broken_words=generation["mend_broken_words"],
-        fallbacks_wait=generation["fallbacks_wait"],
+        fallbacks_wait=generation["fallbacks_wait"], constrain_script=generation["constrain_script"],
     )
 
 
@@ -111,14 +124,16 @@ def request_settings(generation: Mapping[str, Any]) -> dict[str, Any]:
     who answers, the sampling parameters, how often an item is re-asked, whether unusable answers are, and how many
     sentences an answer holds (above four, which four are kept depends on it), how a target's quotes are shown
     (only when not as written, so that a config without the key keeps its params) and whether broken copies of target
-    words are mended and whether fallbacks wait for the last attempt (only when they do, likewise)."""
+    words are mended, whether fallbacks wait for the last attempt and whether sentences are held to their target's
+    script (only when they do, likewise)."""
     settings = generation_settings(generation, template="", endpoint="")
     quotes = {} if settings.prompt_quotes == "as_written" else {"prompt_quotes": settings.prompt_quotes}
     mend = {"mend_broken_words": True} if settings.mend_broken_words else {}
     wait = {"fallbacks_wait": True} if settings.fallbacks_wait else {}
+    script = {"constrain_script": True} if settings.constrain_script else {}
     return endpoint_settings(generation) | settings.sampling() | {
         "max_attempts": settings.max_attempts, "reask_unusable": generation["reask_unusable"],
-        "candidates": settings.candidates} | quotes | mend | wait
+        "candidates": settings.candidates} | quotes | mend | wait | script
 
 
 def template_pattern(template: str, fields: Mapping[str, str]) -> re.Pattern[str]:
