@@ -150,7 +150,8 @@ XTC = {"xtc_probability": 0.5, "xtc_threshold": 0.1}
 #: sentence in the prompt, an earlier variant) is penalised, more the longer the run.
 DRY = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_penalty_last_n": 4096}
 SAMPLING = {"none": {}, "xtc-0.5-0.1": XTC, "xtc-0.3-0.15": {"xtc_probability": 0.3, "xtc_threshold": 0.15},
-            "xtc-dry-8": XTC | DRY | {"dry_allowed_length": 8}, "xtc-dry-6": XTC | DRY | {"dry_allowed_length": 6}, "xtc-dry-12": XTC | DRY | {"dry_allowed_length": 12},
+            "xtc-dry-8": XTC | DRY | {"dry_allowed_length": 8}, "xtc-dry-6": XTC | DRY | {"dry_allowed_length": 6},
+            "xtc-dry-12": XTC | DRY | {"dry_allowed_length": 12},
             # the penalty grows by 1.3 a token, not 1.75: small inside a word, whose end the model is sure of,
             # large only a few tokens on (a misspelling is where a steep penalty lands mid-word)
             "xtc-dry-8-base-1.3": XTC | DRY | {"dry_allowed_length": 8, "dry_base": 1.3},

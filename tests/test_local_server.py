@@ -135,7 +135,7 @@ def test_a_script_constrained_schema_keeps_cyrillic_out_of_a_german_answer_the_p
             settings = Settings(model="qwen", template=template, endpoint="gguf:test", temperature=0.0, max_attempts=1,
                                 concurrency=1, max_tokens=300, answer_format="json", constrain_script=constrain)
             messages = llm.messages_for(template, "de", SENTENCES[0])
-            params = settings.sampling() | settings.item_format(SENTENCES[0], "de")
+            params = settings.item_params(SENTENCES[0], "de")
             answers[constrain] = json_sentences(client.complete("qwen", messages, params).text)
     cyrillic = regex.compile(r"\p{Script=Cyrillic}")
     assert answers[False] and any(cyrillic.search(s) for s in answers[False]), answers[False]  # the control

@@ -131,7 +131,7 @@ def estimate(dataset: str, lang: str, items: list[tuple[int, str]], settings: Se
     to_ask = []
     for _, sentence in items:
         messages = messages_for(settings.template, lang, sentence, settings.prompt_quotes)
-        params = settings.sampling() | settings.item_format(sentence, lang)
+        params = settings.item_params(sentence, lang)
         if store.get(request_key(settings.endpoint, settings.model, messages, params, 0)) is None:
             to_ask.append((sentence, messages))
     requests = per_item * len(to_ask)

@@ -451,7 +451,7 @@ class Generator:
         found: dict[str, Request] = {}
         for _, sentence in items:
             messages = messages_for(self.settings.template, lang, sentence, self.settings.prompt_quotes)
-            params = self.settings.sampling() | self.settings.item_format(sentence, lang)
+            params = self.settings.item_params(sentence, lang)
             for attempt in range(self.settings.max_attempts):
                 key = request_key(self.settings.endpoint, self.settings.model, messages, params, attempt)
                 found[key] = Request(key, messages, params, attempt)

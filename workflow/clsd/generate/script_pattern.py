@@ -7,8 +7,8 @@ the schema, so a `pattern` on each sentence keeps them from being written at all
 (the registry's code, *deu-Latn*: Latin), printable ASCII (news in any script writes *NATO* and *iPhone*), the
 punctuation and signs every language writes with (Unicode's Common script in Latin-1, General Punctuation, currency
 signs, CJK punctuation), combining accents, and every character of the target itself (a name it writes in another
-script can be kept). Never a straight double quote or a
-backslash (they would need escaping inside a JSON string), a control character, or an underscore the target lacks.
+script can be kept). Never a straight double quote or a backslash (they would need escaping inside a JSON string), a
+control character, or an underscore the target lacks.
 
 llama.cpp turns an anchored pattern into a grammar (its json-schema-to-grammar takes `\\uXXXX` ranges in a character
 class); OpenAI's structured outputs take `pattern` too.
@@ -32,7 +32,8 @@ COMMON_BLOCKS = ((0xA0, 0xBF), (0x2000, 0x20CF), (0x3000, 0x303F), (0xFF00, 0xFF
 COMPOSITE_SCRIPTS = {"Jpan": ("Hira", "Kana", "Hani"), "Hans": ("Hani",), "Hant": ("Hani",), "Kore": ("Hang", "Hani")}
 #: Combining accents (Unicode's Inherited script in the Combining Diacritical Marks block).
 COMBINING = (0x300, 0x36F)
-#: Never allowed: they need escaping inside a JSON string, or are what the prompt's junk is made of.
+#: Left out: the first two need escaping inside a JSON string; the underscore is what the prompt's junk is made of
+#: (allowed where the target writes one).
 EXCLUDED = frozenset('"\\_')
 #: Highest code point a script's letters are looked for at (the Basic Multilingual Plane).
 BMP_END = 0xFFFF

@@ -90,6 +90,10 @@ class Settings:
 
         return {"response_format": response_format(self.candidates, sentence_pattern(sentence, lang))}
 
+    def item_params(self, sentence: str, lang: str) -> dict[str, Any]:
+        """Everything one item's requests send, as their keys take it: `sampling()` with the item's own format."""
+        return self.sampling() | self.item_format(sentence, lang)
+
 
 def generation_settings(generation: Mapping[str, Any], template: str, endpoint: str, concurrency: int | None = None) -> Settings:
     """What every generation request sends, from the `generation:` config, the prompt template and the endpoint id;
