@@ -43,11 +43,38 @@ def test_other_scripts_keep_their_letters_and_latin_acronyms():
 def test_each_item_s_requests_carry_its_pattern_and_the_rule_s_params_say_so():
     settings = Settings(model="m", template="{language} {sentence}", endpoint="e", answer_format="json", candidates=6,
                         constrain_script=True)
-    extra = settings.item_format(GERMAN, "de")
+    extra = settings.script_format(GERMAN, "de")
     assert extra == {"response_format": response_format(6, sentence_pattern(GERMAN, "de"))}
     schema = extra["response_format"]["json_schema"]["schema"]["properties"]["sentences"]
     assert schema["items"]["pattern"] == sentence_pattern(GERMAN, "de") and schema["minItems"] == 6
     # off, or with numbered answers (no schema to hold it), an item sends nothing more: its keys stay as they were
-    assert Settings(model="m", template="", endpoint="e", answer_format="json").item_format(GERMAN, "de") == {}
+    assert Settings(model="m", template="", endpoint="e", answer_format="json").script_format(GERMAN, "de") == {}
     assert Settings(model="m", template="", endpoint="e", answer_format="numbered",
-                    constrain_script=True).item_format(GERMAN, "de") == {}
+                    constrain_script=True).script_format(GERMAN, "de") == {}
+
+
+def test_the_request_an_item_sends_is_the_one_generator_requests_and_the_estimate_key(tmp_path):
+    """Held to its script, an item's first request (what Generator.one would send: collected, nothing sent) has the
+    key Generator.requests lists and the estimate looks up, so a stored answer is found by all three."""
+    from clsd.generate import estimate, llm
+    from clsd.generate.store import Response, ResponseStore
+
+    items = [(0, GERMAN), (1, "Москва сегодня объявила о новых мерах.")]
+    settings = Settings(model="m", template="{language} {sentence}", endpoint="e", answer_format="json", candidates=6,
+                        constrain_script=True)
+    store = ResponseStore(tmp_path / "store.sqlite")
+
+    def no_endpoint():
+        raise AssertionError("collecting the missing requests contacts no endpoint")
+
+    generator = llm.Generator(settings, store, no_endpoint)
+    sent = generator.missing(items, "de")
+    listed = generator.requests(items, "de")
+    assert len(sent) == 2 and set(sent) <= set(listed)
+    assert {r.params["response_format"]["json_schema"]["schema"]["properties"]["sentences"]["items"]["pattern"]
+            for r in sent.values()} == {sentence_pattern(s, "de") for _, s in items}
+    prices = {"prompt_per_1k": 0.0, "completion_per_1k": 0.0}
+    assert estimate.estimate("d", "de", items, settings, store, prices).stored_items == 0
+    for r in sent.values():
+        store.put(Response(r.key, "e", "m", r.messages, r.params, r.attempt, "{}", "stop", 1, 1, 0.1))
+    assert estimate.estimate("d", "de", items, settings, store, prices).stored_items == 2

@@ -302,7 +302,7 @@ class Generator:
         for attempt in range(self.settings.max_attempts):
             outcome.attempts = attempt + 1
             response = self.response(messages, attempt, lang=lang, usable=lambda text: bool(parse(text).accepted),
-                                     extra=self.settings.item_format(sentence, lang))
+                                     extra=self.settings.script_format(sentence, lang))
             if self._stopping.is_set():  # interrupted while it was asked: stored, but neither checked nor asked again
                 raise Interrupted("interrupted: the answer is stored, nothing more is asked")
             outcome.replayed = outcome.replayed and response.key not in self._asked

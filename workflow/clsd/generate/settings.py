@@ -80,7 +80,7 @@ class Settings:
             params["extra_body"] = dict(self.extra)
         return params
 
-    def item_format(self, sentence: str, lang: str) -> dict[str, Any]:
+    def script_format(self, sentence: str, lang: str) -> dict[str, Any]:
         """What one item's requests send besides `sampling()`: with `constrain_script` (and JSON answers) the response
         format whose sentences are held to the characters of `sentence`'s script (clsd.generate.script_pattern),
         else nothing. Every request of the item, its key and the estimate take it alike."""
@@ -92,7 +92,7 @@ class Settings:
 
     def item_params(self, sentence: str, lang: str) -> dict[str, Any]:
         """Everything one item's requests send, as their keys take it: `sampling()` with the item's own format."""
-        return self.sampling() | self.item_format(sentence, lang)
+        return self.sampling() | self.script_format(sentence, lang)
 
 
 def generation_settings(generation: Mapping[str, Any], template: str, endpoint: str, concurrency: int | None = None) -> Settings:
