@@ -18,8 +18,6 @@ import json
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 import urllib.request
 from pathlib import Path
 
@@ -30,6 +28,7 @@ sys.path.insert(0, str(ROOT / "workflow"))
 
 from clsd.core.provenance import cpu_features  # noqa: E402
 from clsd.serving.model_store import RECIPES, materialise  # noqa: E402
+from clsd.serving.server import LlamaServer, free_port, wait_ready  # noqa: E402
 from clsd.serving.server_build import machine_key  # noqa: E402
 from clsd.serving.server_variants import faulting, install_folder, variant_files, view  # noqa: E402
 
@@ -41,32 +40,24 @@ PROMPT = ("Write four German sentences that differ in meaning from the one below
 
 
 def timed_requests(program: Path, gguf: Path, threads: int, requests: int, decoded: int) -> list[dict[str, float]]:
-    """llama-server's timings of `requests` greedy completions (each prompt new: no cache), on `program`."""
-    port = 18000 + int(time.time()) % 1000
-    with tempfile.TemporaryFile() as server_log:
-        server = subprocess.Popen([str(program), "-m", str(gguf), "-t", str(threads), "--port", str(port), "-c", "2048"],
-                                  stdout=subprocess.DEVNULL, stderr=server_log)
-        try:
-            for _ in range(600):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
-                    break
-                except OSError:
-                    if server.poll() is not None:
-                        server_log.seek(0)
-                        raise RuntimeError(f"{program} exited ({server.returncode}): {server_log.read()[-500:]!r}")
-                    time.sleep(0.5)
-            found = []
-            for i in range(requests):
-                body = json.dumps({"prompt": f"{PROMPT} ({i})", "n_predict": decoded, "temperature": 0,
-                                   "cache_prompt": False}).encode()
-                request = urllib.request.Request(f"http://127.0.0.1:{port}/completion", body, {"Content-Type": "application/json"})
-                timings = json.load(urllib.request.urlopen(request, timeout=600))["timings"]
-                found.append({key: timings[key] for key in ("prompt_n", "prompt_per_second", "predicted_n", "predicted_per_second")})
-            return found
-        finally:
-            server.terminate()
-            server.wait()
+    """llama-server's timings of `requests` greedy completions (each prompt new: no cache), on `program` as it is:
+    not through LlamaServer's start, which would leave a view for the install's own choice of variant."""
+    port = free_port()
+    server = subprocess.Popen(LlamaServer(gguf, threads=threads, program=[str(program)]).command(port),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/v1", server, timeout=300)
+        found = []
+        for i in range(requests):
+            body = json.dumps({"prompt": f"{PROMPT} ({i})", "n_predict": decoded, "temperature": 0,
+                               "cache_prompt": False}).encode()
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/completion", body, {"Content-Type": "application/json"})
+            timings = json.load(urllib.request.urlopen(request, timeout=600))["timings"]
+            found.append({key: timings[key] for key in ("prompt_n", "prompt_per_second", "predicted_n", "predicted_per_second")})
+        return found
+    finally:
+        server.terminate()
+        server.wait()
 
 
 def main() -> None:

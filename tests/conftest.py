@@ -84,7 +84,7 @@ class MachineShare:
         self.handle, self.alone = None, False
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The order in which xdist hands out files (`--no-loadscope-reorder` in pyproject.toml keeps it; its own order,
     most tests first, put the few long files last, where one worker ran them alone for minutes): a file of exclusive
     tests first, while the other worker runs a file of short tests, so the exclusive one waits for a test of seconds;
@@ -93,16 +93,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         by_file.setdefault(item.path, []).append(item)
 
-    def marked(path: Path, marker: str) -> int:
-        return sum(item.get_closest_marker(marker) is not None for item in by_file[path])
+    def marked(path: Path, *markers: str) -> int:
+        """How many of the file's tests carry every one of `markers`."""
+        return sum(all(item.get_closest_marker(m) is not None for m in markers) for item in by_file[path])
 
     exclusive = [path for path in by_file if marked(path, "exclusive") == len(by_file[path])]
-    def real_runs(path: Path) -> int:  # slow tests that run Snakemake for real: what the suite's time goes to
-        return sum(item.get_closest_marker("slow") is not None and item.get_closest_marker("workflow") is not None
-                   for item in by_file[path])
-
     slow = sorted((path for path in by_file if path not in exclusive and marked(path, "slow")),
-                  key=lambda path: (-real_runs(path), -marked(path, "slow")))
+                  key=lambda path: (-marked(path, "slow", "workflow"), -marked(path, "slow")))
     short = sorted((path for path in by_file if path not in exclusive and path not in slow),
                    key=lambda path: -len(by_file[path]))
     items[:] = [item for path in exclusive + short[:1] + slow + short[1:] for item in by_file[path]]

@@ -106,7 +106,7 @@ def chosen_variants(variants: dict[str, tuple[str, ...]], flags: set[str], reque
             raise ValueError(f"CLSD_LLAMA_CPU_VARIANTS: unknown variant(s) {', '.join(unknown)}; known: {', '.join(variants)}")
         return names
     # where the best variant needs AMX, the best without it too: if the VM cannot run AMX, the server falls to it and
-    # not to haswell (on such a VM zen4 read prompts at 100 tokens/s, haswell at 68; both decoded 15.5 tokens/s)
+    # not to haswell (on such a VM zen4 read prompts at 99 tokens/s, haswell at 68; decoding 15 either way: bench/cpu_variants.py)
     trusted = flags - {CPUINFO_FLAG[feature] for feature in UNTRUSTED}
     return list(dict.fromkeys([best_variant(variants, flags), best_variant(variants, trusted), *FALLBACKS]))
 
